@@ -1,0 +1,43 @@
+#pragma once
+// `graphrf <command> [options]`: command dispatch, per-command --help, --config FILE.ini (the command line
+// wins), --dump-config and --quiet, shared by every command.
+#include <boost/program_options.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graphrf/communicator.hpp"
+#include "graphrf/graph_options.hpp"
+#include "graphrf/log.hpp"
+
+namespace graphrf {
+
+namespace po = boost::program_options;
+
+// What a command gets once its options are parsed.
+struct CommandContext {
+  const Communicator& comm;
+  const po::variables_map& vm;
+  const Log& log;
+  std::string command_line;  // argv joined, for provenance
+  std::string config_text;   // the effective configuration as INI, for /config
+};
+
+struct Command {
+  std::string name;
+  std::string summary;
+  std::function<void(po::options_description&)> add_options;
+  std::function<int(const CommandContext&)> run;
+};
+
+const std::vector<Command>& commands();
+int run_cli(const Communicator& comm, int argc, char** argv);
+
+// The --graph family shared by commands that load a graph.
+void add_graph_options(po::options_description& desc);
+GraphOptions graph_options_from(const po::variables_map& vm);
+
+// Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
+void check_slurm_launch(const Communicator& comm);
+
+}  // namespace graphrf

@@ -1,0 +1,23 @@
+#pragma once
+// How a graph is read, cleaned and partitioned (the --graph family of options).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace graphrf {
+
+// How repeated arcs u->v combine their weights.
+enum class DuplicatePolicy { sum, max, error };
+DuplicatePolicy parse_duplicate_policy(std::string_view name);  // throws InputError naming --duplicates
+const char* duplicate_policy_name(DuplicatePolicy);
+
+struct GraphOptions {
+  std::string graph;             // a file, grid:RxC or random:N:MEAN_DEGREE[:SEED]
+  std::string format = "auto";   // auto | edgelist | mtx | metis | dimacs | obj
+  DuplicatePolicy duplicates = DuplicatePolicy::max;
+  bool keep_self_loops = false;
+  int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column
+  std::string partition = "block";  // block | metis | ptscotch | file:PATH
+};
+
+}  // namespace graphrf

@@ -1,0 +1,28 @@
+#pragma once
+// What the loader read and what it changed, as global counts identical on every rank.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphrf {
+
+struct LoadReport {
+  std::string source;                       // e.g. "cora.cites as edgelist (extension .cites)"
+  std::int64_t lines = 0;                   // text lines read (0 for generated graphs)
+  std::int64_t arcs_read = 0;               // arcs as listed in the input, self-loops included
+  std::int64_t self_loops_dropped = 0;
+  std::int64_t self_loops_kept = 0;
+  std::int64_t duplicate_arcs_merged = 0;   // repeated u->v arcs combined by the duplicate policy
+  std::int64_t reciprocal_pairs = 0;        // edges given as both u->v and v->u
+  std::int64_t reciprocal_weight_conflicts = 0;  // ... with different weights (the larger is kept)
+  std::int64_t skipped_header_line = 0;
+  std::int64_t declared_nodes = -1;
+  bool weighted = false;
+  std::string duplicate_policy;
+  double read_seconds = 0, assemble_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
+
+  // One human-readable sentence per adjustment ("dropped 642 self-loops", ...).
+  std::vector<std::string> adjustments(std::int64_t edges) const;
+};
+
+}  // namespace graphrf

@@ -1,0 +1,40 @@
+#pragma once
+// Rank-0 console output. Human-readable lines are silenced by --quiet; machine-readable `RESULT key=value`
+// lines and warnings always print.
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "graphrf/communicator.hpp"
+
+namespace graphrf {
+
+class Log {
+ public:
+  Log(const Communicator& comm, bool quiet) : root_(comm.is_root()), quiet_(quiet) {}
+  bool quiet() const { return quiet_; }
+  void info(const std::string& line) const {
+    if (root_ && !quiet_) std::printf("%s\n", line.c_str()), std::fflush(stdout);
+  }
+  void warn(const std::string& line) const {
+    if (root_) std::fprintf(stderr, "graphrf: warning: %s\n", line.c_str()), std::fflush(stderr);
+  }
+  // One `RESULT k1=v1 k2=v2 ...` line for scripts.
+  void result(const std::string& key_values) const {
+    if (root_) std::printf("RESULT %s\n", key_values.c_str()), std::fflush(stdout);
+  }
+
+ private:
+  bool root_;
+  bool quiet_;
+};
+
+// Fixed-precision number formatting for reports.
+inline std::string fmt(double v, int precision = 3) {
+  std::ostringstream s;
+  s.precision(precision);
+  s << std::fixed << v;
+  return s.str();
+}
+
+}  // namespace graphrf

@@ -1,0 +1,50 @@
+#pragma once
+// One hop of a halting random walk, as a pure function of the walker's identity (ALGORITHMS.md 1.4, 3.1).
+// Every draw is keyed by (seed, original id of the start node, walker, step, ensemble), so a walk is the
+// same whichever rank simulates it. Before every hop the walker halts with probability p; under antithetic
+// coupling walkers k and k + n/2 share a uniform tau per step and use tau and (tau + 1/2) mod 1, so for
+// p <= 1/2 they never halt on the same step while their marginals stay geometric.
+#include <cmath>
+#include <cstdint>
+
+#include "graphrf/counter_rng.hpp"
+#include "graphrf/walk_options.hpp"
+
+namespace graphrf {
+
+struct WalkDraw {
+  bool halt;             // stop before this hop
+  std::uint64_t choice;  // 64 random bits for choosing the neighbour
+};
+
+inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step) {
+  const auto id = static_cast<std::uint64_t>(start_id);
+  if (o.coupling == Coupling::iid) {
+    const auto w = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
+                                static_cast<std::uint64_t>(step), o.ensemble);
+    return {unit_uniform(w[0]) < o.p_halt, w[1]};
+  }
+  const std::int64_t half = o.walkers / 2;
+  const std::int64_t pair = walker % half;
+  const auto t = philox_block(o.seed, RngDomain::walk_halt, id, static_cast<std::uint64_t>(pair),
+                              static_cast<std::uint64_t>(step), o.ensemble);
+  double tau = unit_uniform(t[0]);
+  if (walker >= half) tau = std::fmod(tau + 0.5, 1.0);
+  const auto w = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
+                              static_cast<std::uint64_t>(step), o.ensemble);
+  return {tau < o.p_halt, w[1]};
+}
+
+// Index of the neighbour picked with probability weight/sum among `cumulative` (inclusive prefix sums).
+inline std::int64_t pick_weighted(const double* cumulative, std::int64_t n, std::uint64_t bits) {
+  const double target = unit_uniform(bits) * cumulative[n - 1];
+  std::int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) / 2;
+    if (cumulative[mid] > target) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,367 @@
+#include "graphrf/walk_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+
+#include "graphrf/timer.hpp"
+#include "graphrf/walk_step.hpp"
+
+namespace graphrf {
+
+namespace {
+
+constexpr int kWalkerTag = 7401;
+constexpr int kDepositTag = 7402;
+
+struct Walker {
+  std::int64_t start_id;  // original id of the start node: the key of every random draw
+  std::int64_t start;     // global index of the start node: where deposits go
+  std::int64_t at;        // global index of the current node
+  std::int32_t walker;
+  std::int32_t step;
+  double load;
+};
+
+// A private duplicate of the graph's communicator, so walk messages never meet anyone else's.
+class DuplicateComm {
+ public:
+  explicit DuplicateComm(MPI_Comm comm) { check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup"); }
+  ~DuplicateComm() { MPI_Comm_free(&comm_); }
+  DuplicateComm(const DuplicateComm&) = delete;
+  DuplicateComm& operator=(const DuplicateComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+};
+
+class WalkSimulation {
+ public:
+  WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits)
+      : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()), rank_(g.comm->rank()) {
+    const auto n_arcs = g.col.size();
+    hop_factor_.resize(n_arcs);
+    const double keep = 1.0 - o.p_halt;
+    for (std::int64_t i = 0; i < g.n_local(); ++i) {
+      const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
+      const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
+      const double deg = static_cast<double>(end - begin);
+      for (size_t k = begin; k < end; ++k) {
+        const double w = o.weights == WeightMode::normalized ? g.normalized_weight[k] : o.scale * g.weight[k];
+        // load *= W_vu / P(step v->u) / (1 - p): uniform steps pick u with 1/deg, weighted ones with a_vu/d_v.
+        hop_factor_[k] = o.step == StepRule::uniform ? w * deg / keep
+                                                     : w * g.degree[static_cast<size_t>(i)] / (g.weight[k] * keep);
+      }
+    }
+    if (o.step == StepRule::weighted) {
+      cumulative_.resize(n_arcs);
+      for (std::int64_t i = 0; i < g.n_local(); ++i) {
+        double sum = 0;
+        for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k)
+          cumulative_[static_cast<size_t>(k)] = sum += g.weight[static_cast<size_t>(k)];
+      }
+    }
+    walker_out_.resize(static_cast<size_t>(p_));
+    deposit_out_.resize(static_cast<size_t>(p_));
+    deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
+    histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
+    total_walkers_ = g.n_global() * o.walkers;
+  }
+
+  WalkResult run() {
+    Timer timer;
+    last_progress_ = -1e300;
+    while (!all_finished_) {
+      receive_available();
+      const bool worked = work();
+      if (!worked) flush_walker_batches();
+      reclaim_sends(false);
+      advance_termination(!worked, timer.seconds());
+    }
+    finish_deposit_traffic();
+    WalkResult result;
+    result.deposits = std::move(deposits_);
+    result.stats = global_statistics();
+    result.stats.walk_seconds = timer.seconds();
+    return result;
+  }
+
+ private:
+  // Processes up to a chunk of walkers: queued ones first, then new ones from the generation cursor.
+  bool work() {
+    constexpr int kChunk = 256;
+    int done = 0;
+    while (done < kChunk && !queue_.empty()) {
+      Walker w = queue_.back();
+      queue_.pop_back();
+      walk(w);
+      ++done;
+    }
+    while (done < kChunk && next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight) {
+      const auto i = static_cast<size_t>(next_node_);
+      Walker w{g_.original_id[i], g_.first() + next_node_, g_.first() + next_node_,
+               static_cast<std::int32_t>(next_walker_), 0, 1.0};
+      if (++next_walker_ == o_.walkers) {
+        next_walker_ = 0;
+        ++next_node_;
+      }
+      ++started_;
+      walk(w);
+      ++done;
+    }
+    return done > 0;
+  }
+
+  std::int64_t in_flight() const { return static_cast<std::int64_t>(queue_.size()) + buffered_walkers_; }
+
+  // Advances one walker while it stays on owned nodes.
+  void walk(Walker w) {
+    const std::int64_t first = g_.first(), n_local = g_.n_local();
+    const bool start_owned = w.start >= first && w.start < first + n_local;
+    for (;;) {
+      const auto v = static_cast<size_t>(w.at - first);
+      deposit({w.start, w.at, w.walker, w.step, w.load}, start_owned);
+      if (w.step == o_.max_length) {
+        ++truncated_;
+        return finish(w);
+      }
+      const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step);
+      if (draw.halt) return finish(w);
+      const std::int64_t begin = g_.row_ptr[v], deg = g_.row_ptr[v + 1] - begin;
+      if (deg == 0) {
+        ++dead_ends_;
+        return finish(w);
+      }
+      const std::int64_t pick = o_.step == StepRule::uniform
+                                    ? static_cast<std::int64_t>(uniform_below(draw.choice, static_cast<std::uint64_t>(deg)))
+                                    : pick_weighted(cumulative_.data() + begin, deg, draw.choice);
+      const auto arc = static_cast<size_t>(begin + pick);
+      w.load *= hop_factor_[arc];
+      w.at = g_.col[arc];
+      ++w.step;
+      ++hops_;
+      if (w.at < first || w.at >= first + n_local) {
+        ++cross_hops_;
+        send_walker(w);
+        return;
+      }
+    }
+  }
+
+  void finish(const Walker& w) {
+    ++finished_;
+    ++histogram_[static_cast<size_t>(w.step)];
+  }
+
+  void deposit(const Deposit& d, bool local) {
+    if (local) {
+      deposits_.push_back(d);
+      return;
+    }
+    const int dest = g_.owner(d.row);
+    auto& out = deposit_out_[static_cast<size_t>(dest)];
+    out.push_back(d);
+    if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+  }
+
+  void send_walker(const Walker& w) {
+    const int dest = g_.owner(w.at);
+    auto& out = walker_out_[static_cast<size_t>(dest)];
+    out.push_back(w);
+    ++buffered_walkers_;
+    if (static_cast<std::int64_t>(out.size()) >= limits_.walker_batch) send_walkers(dest);
+  }
+
+  struct PendingSend {
+    MPI_Request request;
+    std::vector<Walker> walkers;    // one of the two holds the message
+    std::vector<Deposit> deposits;
+  };
+
+  void send_walkers(int dest) {
+    auto& out = walker_out_[static_cast<size_t>(dest)];
+    if (out.empty()) return;
+    buffered_walkers_ -= static_cast<std::int64_t>(out.size());
+    PendingSend s{MPI_REQUEST_NULL, std::move(out), {}};
+    out = {};
+    const auto bytes = static_cast<int>(s.walkers.size() * sizeof(Walker));
+    check_mpi(MPI_Isend(s.walkers.data(), bytes, MPI_BYTE, dest, kWalkerTag, comm_.get(), &s.request), "MPI_Isend");
+    ++messages_;
+    ++walker_messages_;
+    bytes_ += bytes;
+    sends_.push_back(std::move(s));
+  }
+
+  void send_deposits(int dest) {
+    auto& out = deposit_out_[static_cast<size_t>(dest)];
+    if (out.empty()) return;
+    PendingSend s{MPI_REQUEST_NULL, {}, std::move(out)};
+    out = {};
+    const auto bytes = static_cast<int>(s.deposits.size() * sizeof(Deposit));
+    check_mpi(MPI_Isend(s.deposits.data(), bytes, MPI_BYTE, dest, kDepositTag, comm_.get(), &s.request), "MPI_Isend");
+    ++messages_;
+    ++deposit_messages_;
+    ++deposit_messages_to_[static_cast<size_t>(dest)];
+    bytes_ += bytes;
+    sends_.push_back(std::move(s));
+  }
+
+  void flush_walker_batches() {
+    for (int d = 0; d < p_; ++d) send_walkers(d);
+  }
+
+  void reclaim_sends(bool wait) {
+    if (wait) {
+      for (auto& s : sends_) check_mpi(MPI_Wait(&s.request, MPI_STATUS_IGNORE), "MPI_Wait");
+      sends_.clear();
+      return;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < sends_.size(); ++k) {
+      int done = 0;
+      check_mpi(MPI_Test(&sends_[k].request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) {
+        if (kept != k) sends_[kept] = std::move(sends_[k]);
+        ++kept;
+      }
+    }
+    sends_.resize(kept);
+  }
+
+  // Receives one probed message of either kind.
+  void receive(const MPI_Status& status) {
+    int bytes = 0;
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+    if (status.MPI_TAG == kWalkerTag) {
+      const size_t old = queue_.size();
+      queue_.resize(old + static_cast<size_t>(bytes) / sizeof(Walker));
+      check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
+                         MPI_STATUS_IGNORE), "MPI_Recv");
+    } else {
+      const size_t old = deposits_.size();
+      deposits_.resize(old + static_cast<size_t>(bytes) / sizeof(Deposit));
+      check_mpi(MPI_Recv(deposits_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
+                         MPI_STATUS_IGNORE), "MPI_Recv");
+      ++deposit_messages_received_;
+    }
+  }
+
+  void receive_available() {
+    for (;;) {
+      int flag = 0;
+      MPI_Status status;
+      check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_.get(), &flag, &status), "MPI_Iprobe");
+      if (!flag) return;
+      receive(status);
+    }
+  }
+
+  void advance_termination(bool idle, double now) {
+    if (reduce_request_ != MPI_REQUEST_NULL) {
+      int done = 0;
+      check_mpi(MPI_Test(&reduce_request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return;
+      all_finished_ = reduce_out_[0] == total_walkers_;
+      report_progress(now);
+      if (all_finished_) return;
+    }
+    if (idle || now - last_join_ >= 1.0) {
+      last_join_ = now;
+      reduce_in_ = {finished_, hops_, cross_hops_};
+      check_mpi(MPI_Iallreduce(reduce_in_.data(), reduce_out_.data(), 3, MPI_INT64_T, MPI_SUM, comm_.get(),
+                               &reduce_request_), "MPI_Iallreduce");
+    }
+  }
+
+  void report_progress(double now) {
+    if (limits_.progress_seconds <= 0 || log_.quiet()) return;
+    if (!all_finished_ && now - last_progress_ < limits_.progress_seconds) return;
+    const double rate = now > 0 ? static_cast<double>(reduce_out_[1]) / now : 0.0;
+    const std::int64_t alive = total_walkers_ - reduce_out_[0];
+    const double finish_rate = now > 0 ? static_cast<double>(reduce_out_[0]) / now : 0.0;
+    std::string line = "walk        " + fmt(now, 1) + " s: " + std::to_string(alive) + " walkers alive of " +
+                       std::to_string(total_walkers_) + ", " + fmt(rate / 1e6, 2) + "M hops/s";
+    if (!all_finished_ && finish_rate > 0) line += ", ETA " + fmt(static_cast<double>(alive) / finish_rate, 0) + " s";
+    if (last_progress_ > -1e299 || !all_finished_) log_.info(line);
+    last_progress_ = now;
+  }
+
+  // After the last walker: flush deposit batches and receive exactly the batches others sent here.
+  void finish_deposit_traffic() {
+    for (int d = 0; d < p_; ++d) send_deposits(d);
+    std::vector<std::int64_t> expected(static_cast<size_t>(p_));
+    check_mpi(MPI_Alltoall(deposit_messages_to_.data(), 1, MPI_INT64_T, expected.data(), 1, MPI_INT64_T, comm_.get()),
+              "MPI_Alltoall");
+    const std::int64_t total = std::accumulate(expected.begin(), expected.end(), std::int64_t{0});
+    while (deposit_messages_received_ < total) {
+      MPI_Status status;
+      check_mpi(MPI_Probe(MPI_ANY_SOURCE, kDepositTag, comm_.get(), &status), "MPI_Probe");
+      receive(status);
+    }
+    reclaim_sends(true);
+  }
+
+  WalkStatistics global_statistics() {
+    const Communicator& c = *g_.comm;
+    WalkStatistics s;
+    s.walkers = c.sum(started_);
+    s.hops = c.sum(hops_);
+    s.dead_ends = c.sum(dead_ends_);
+    s.truncated = c.sum(truncated_);
+    s.cross_rank_hops = c.sum(cross_hops_);
+    s.length_histogram = c.allreduce(histogram_, MPI_SUM);
+    s.messages_sent = messages_;
+    s.bytes_sent = bytes_;
+    s.walker_messages = walker_messages_;
+    s.deposit_messages = deposit_messages_;
+    // Conservation: every walker started once and finished once; every hop is counted once.
+    std::int64_t finished = 0, hop_sum = 0;
+    for (size_t t = 0; t < s.length_histogram.size(); ++t) {
+      finished += s.length_histogram[t];
+      hop_sum += static_cast<std::int64_t>(t) * s.length_histogram[t];
+    }
+    if (s.walkers != total_walkers_ || finished != s.walkers || hop_sum != s.hops)
+      throw Error("walk conservation violated: started " + std::to_string(s.walkers) + ", finished " +
+                  std::to_string(finished) + ", hops " + std::to_string(s.hops) + " vs " + std::to_string(hop_sum));
+    return s;
+  }
+
+  const DistributedGraph& g_;
+  const WalkOptions& o_;
+  const Log& log_;
+  const WalkLimits& limits_;
+  DuplicateComm comm_;
+  int p_, rank_;
+  std::vector<double> hop_factor_, cumulative_;
+
+  std::vector<Walker> queue_;
+  std::int64_t next_node_ = 0, next_walker_ = 0;
+  std::vector<std::vector<Walker>> walker_out_;
+  std::vector<std::vector<Deposit>> deposit_out_;
+  std::int64_t buffered_walkers_ = 0;
+  std::vector<PendingSend> sends_;
+  std::vector<Deposit> deposits_;
+
+  std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
+               truncated_ = 0;
+  std::vector<std::int64_t> histogram_;
+  std::int64_t messages_ = 0, bytes_ = 0, walker_messages_ = 0, deposit_messages_ = 0;
+  std::vector<std::int64_t> deposit_messages_to_;
+  std::int64_t deposit_messages_received_ = 0;
+
+  std::array<std::int64_t, 3> reduce_in_{}, reduce_out_{};
+  MPI_Request reduce_request_ = MPI_REQUEST_NULL;
+  bool all_finished_ = false;
+  double last_join_ = -1e300, last_progress_ = -1e300;
+};
+
+}  // namespace
+
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits) {
+  WalkSimulation simulation(g, options, log, limits);
+  return simulation.run();
+}
+
+}  // namespace graphrf
