@@ -13,7 +13,6 @@ namespace graphrf {
 
 namespace {
 
-constexpr std::int64_t kHeadBytes = std::int64_t{1} << 20;  // headers must appear in the first 1 MiB
 
 // RAII file descriptor for pread.
 class InputFile {
@@ -91,7 +90,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
     if (!comm.is_root()) return;
     InputFile file(path);
     file_size = file.size();
-    const std::string head = file.read(0, kHeadBytes);
+    const std::string head = file.read(0, kFormatHeadBytes);
     if (options.format == "auto") {
       const FormatChoice choice = detect_format(path, head);
       format = choice.format;
@@ -117,7 +116,13 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   context.first_line = header.data_first_line + comm.exscan_sum(lines);
   context.records_before = comm.exscan_sum(records);
   context.keep_self_loops = options.keep_self_loops;
-  if (format == GraphFormat::obj) header.declared_nodes = comm.sum(records);  // OBJ: every 'v' line is a node
+  const std::int64_t total_records = comm.sum(records);
+  if (format == GraphFormat::obj) header.declared_nodes = total_records;  // OBJ: every 'v' line is a node
+  collective_try(comm, [&] {
+    if (format == GraphFormat::metis && total_records < header.declared_nodes)
+      throw InputError(path + ": the header declares " + std::to_string(header.declared_nodes) + " vertices but only " +
+                       std::to_string(total_records) + " vertex lines follow");
+  });
 
   ParsedChunk parsed;
   collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });

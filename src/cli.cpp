@@ -11,11 +11,14 @@ namespace graphrf {
 
 int run_info(const CommandContext& ctx);
 void add_info_options(po::options_description& desc);
+int run_grf(const CommandContext& ctx);
+void add_grf_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"info", "load, clean and partition a graph; print its figures; optionally write it to HDF5", add_info_options,
        run_info},
+      {"grf", "graph random features from distributed halting random walks", add_grf_options, run_grf},
   };
   return list;
 }
@@ -63,6 +66,7 @@ std::string any_to_string(const boost::any& v) {
   if (auto p = boost::any_cast<long>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<std::int64_t>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<std::uint64_t>(&v)) return std::to_string(*p);
+  if (auto p = boost::any_cast<unsigned long long>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<double>(&v)) {
     std::ostringstream s;
     s.precision(17);

@@ -138,14 +138,17 @@ std::vector<double> alpha_unchecked(const KernelSpec& s, int n) {
   throw std::logic_error("kernel_alpha: unhandled KernelKind");
 }
 
+// The option that carries user coefficients: --alpha or --f.
+std::string_view coefficient_option(const KernelSpec& s) { return s.kind == KernelKind::alpha ? "--alpha" : "--f"; }
+
 void check_coefficients(const KernelSpec& s, const char* symbol) {
   const std::string kind(kernel_kind_name(s.kind));
   if (s.coefficients.empty())
-    fail(kCoefficientsOption, "kernel '" + kind + "' needs at least one coefficient " + symbol + "_0, " + symbol +
+    fail(coefficient_option(s), "kernel '" + kind + "' needs at least one coefficient " + symbol + "_0, " + symbol +
                                   "_1, ... (got none)");
   for (std::size_t k = 0; k < s.coefficients.size(); ++k)
     if (!std::isfinite(s.coefficients[k]))
-      fail(kCoefficientsOption,
+      fail(coefficient_option(s),
            std::string(symbol) + "_" + std::to_string(k) + " = " + num(s.coefficients[k]) + " is not finite");
 }
 
@@ -224,13 +227,13 @@ void validate_parameters(const KernelSpec& s) {
     }
     case KernelKind::alpha:
       check_coefficients(s, "alpha");
-      if (!(s.coefficients[0] > 0.0)) fail(kCoefficientsOption, no_root_message(s.coefficients[0]));
+      if (!(s.coefficients[0] > 0.0)) fail(coefficient_option(s), no_root_message(s.coefficients[0]));
       break;
     case KernelKind::f: {
       check_coefficients(s, "f");
       // f is given, so no square root is needed: f_0 may be 0 or negative (f and -f give the same M).
       if (std::all_of(s.coefficients.begin(), s.coefficients.end(), [](double v) { return v == 0.0; }))
-        fail(kCoefficientsOption, "all f coefficients are zero (the kernel would be the zero matrix)");
+        fail(coefficient_option(s), "all f coefficients are zero (the kernel would be the zero matrix)");
       break;
     }
     default:

@@ -41,3 +41,17 @@ GraphOptions graph_options_from(const po::variables_map& vm);
 void check_slurm_launch(const Communicator& comm);
 
 }  // namespace graphrf
+
+#include "graphrf/kernel.hpp"
+#include "graphrf/walk_options.hpp"
+
+namespace graphrf {
+
+// --kernel, --beta, --power, --shift, --alpha, --f (shared by grf, attention and wavelet).
+void add_kernel_options(po::options_description& desc);
+KernelSpec kernel_spec_from(const po::variables_map& vm);
+// --walkers, --p-halt, --max-length, --seed, --coupling, --step, --weights, --scale.
+void add_walk_options(po::options_description& desc);
+WalkOptions walk_options_from(const po::variables_map& vm);
+
+}  // namespace graphrf

@@ -49,7 +49,6 @@ inline constexpr std::string_view kKernelOption = "--kernel";
 inline constexpr std::string_view kBetaOption = "--beta";
 inline constexpr std::string_view kPowerOption = "--power";
 inline constexpr std::string_view kShiftOption = "--shift";
-inline constexpr std::string_view kCoefficientsOption = "--coefficients";
 
 // "diffusion", "exp-adjacency", "regularized-laplacian", "p-step", "cosine", and also "alpha" and "f"
 // (user coefficients). InputError: "--kernel: unknown kernel 'x' (expected ...)".

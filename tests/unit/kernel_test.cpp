@@ -310,15 +310,15 @@ TEST(Kernel, BadInputThrowsInputErrorNamingTheOption) {
 
   // User coefficients.
   expect_input_error([] { validate(user(KernelKind::alpha, {0.0, 1.0}), 1.0); },
-                     {"--coefficients: alpha_0 = 0 <= 0: the kernel has no real square root f"});
-  expect_input_error([] { validate(user(KernelKind::alpha, {-1.0}), 1.0); }, {"--coefficients: ", "alpha_0 = -1"});
-  expect_input_error([] { validate(user(KernelKind::alpha, {}), 1.0); }, {"--coefficients: ", "at least one"});
+                     {"--alpha: alpha_0 = 0 <= 0: the kernel has no real square root f"});
+  expect_input_error([] { validate(user(KernelKind::alpha, {-1.0}), 1.0); }, {"--alpha: ", "alpha_0 = -1"});
+  expect_input_error([] { validate(user(KernelKind::alpha, {}), 1.0); }, {"--alpha: ", "at least one"});
   expect_input_error([&] { validate(user(KernelKind::alpha, {1.0, nan}), 1.0); },
-                     {"--coefficients: ", "alpha_1", "not finite"});
+                     {"--alpha: ", "alpha_1", "not finite"});
   expect_input_error([&] { validate(user(KernelKind::f, {1.0, 2.0, inf}), 1.0); },
-                     {"--coefficients: ", "f_2", "not finite"});
-  expect_input_error([] { validate(user(KernelKind::f, {}), 1.0); }, {"--coefficients: "});
-  expect_input_error([] { validate(user(KernelKind::f, {0.0, 0.0}), 1.0); }, {"--coefficients: ", "zero"});
+                     {"--f: ", "f_2", "not finite"});
+  expect_input_error([] { validate(user(KernelKind::f, {}), 1.0); }, {"--f: "});
+  expect_input_error([] { validate(user(KernelKind::f, {0.0, 0.0}), 1.0); }, {"--f: ", "zero"});
 
   // Divergence. Regularized: c rho < 1 with c = 1/2 needs rho < 2.
   EXPECT_NO_THROW(validate(named(KernelKind::regularized_laplacian, 1.0, 1.0), 1.9));
