@@ -277,7 +277,8 @@ class WalkSimulation {
 
   void report_progress(double now) {
     if (limits_.progress_seconds <= 0 || log_.quiet()) return;
-    if (!all_finished_ && now - last_progress_ < limits_.progress_seconds) return;
+    // Short runs stay silent; long ones get a line every progress_seconds and a final one.
+    if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < limits_.progress_seconds)) return;
     const double rate = now > 0 ? static_cast<double>(reduce_out_[1]) / now : 0.0;
     const std::int64_t alive = total_walkers_ - reduce_out_[0];
     const double finish_rate = now > 0 ? static_cast<double>(reduce_out_[0]) / now : 0.0;
