@@ -1,0 +1,352 @@
+// Graph random features against computations written in this test: an independent serial walker that
+// follows ALGORITHMS.md 1.4 with the same counter-based draws (bitwise equality, any rank count and
+// partition), exact dense kernels (statistical tests with derived tolerances), and walk statistics.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <map>
+
+#include "graphrf/dense_gather.hpp"
+#include "graphrf/dense_reference.hpp"
+#include "graphrf/grf_pipeline.hpp"
+#include "graphrf/request_reply.hpp"
+#include "graphrf/walk_step.hpp"
+#include "mpi_test_support.hpp"
+
+using namespace graphrf;
+using graphrf::testing::gather_entries;
+using graphrf::testing::SharedTempFile;
+using graphrf::testing::Triplet;
+using graphrf::testing::world;
+
+namespace {
+
+const Log& quiet_log() {
+  static const Log log(world(), true);
+  return log;
+}
+
+DistributedGraph load_on(const Communicator& comm, const std::string& graph, const std::string& partition = "block") {
+  GraphOptions o;
+  o.graph = graph;
+  o.partition = partition;
+  return load_graph(comm, o);
+}
+
+// Phi entries by original ids (row id, column id) -> value, gathered on every rank.
+std::map<std::pair<std::int64_t, std::int64_t>, double> phi_by_id(const DistributedGraph& g, const SparseRows& phi) {
+  std::vector<std::int64_t> ghost_ids(g.ghosts.size());
+  g.ghost_exchange.exchange<std::int64_t>(g.original_id, ghost_ids);
+  // Columns may be any node, not only neighbours: ask owners for their ids.
+  std::vector<Triplet> local;
+  std::vector<std::int64_t> cols(phi.col.begin(), phi.col.end());
+  const auto col_ids = request_reply<std::int64_t>(
+      *g.comm, std::span<const std::int64_t>(cols), [&](std::int64_t c) { return g.owner(c); },
+      [&](std::int64_t c) { return g.original_id[static_cast<size_t>(c - g.first())]; });
+  for (std::int64_t i = 0; i < phi.n_local(); ++i)
+    for (auto k = phi.indptr[size_t(i)]; k < phi.indptr[size_t(i) + 1]; ++k)
+      local.push_back({g.original_id[size_t(i)], col_ids[size_t(k)], phi.value[size_t(k)]});
+  const Communicator& comm = *g.comm;
+  Counts counts(size_t(comm.size()), std::int64_t(local.size()));
+  std::vector<Triplet> send;
+  for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), local.begin(), local.end());
+  std::map<std::pair<std::int64_t, std::int64_t>, double> out;
+  for (const auto& t : comm.alltoallv(send, counts)) out[{t.row, t.col}] = t.value;
+  return out;
+}
+
+// An independent serial simulation of ALGORITHMS.md 1.4 on the graph given by its entries (W by original
+// ids, neighbours in ascending id order), summing in the same order the engine documents.
+std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::vector<Triplet>& w_entries,
+                                                                   const WalkOptions& o, const std::vector<double>& f) {
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, double>>> nb;
+  for (const auto& t : w_entries) nb[t.row].push_back({t.col, t.value});  // sorted by (row, col)
+  // (row, col, step) -> loads in walker order
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<double>> visits;
+  const double keep = 1.0 - o.p_halt;
+  for (const auto& [start, _] : nb) {
+    for (std::int64_t k = 0; k < o.walkers; ++k) {
+      std::int64_t v = start;
+      double load = 1.0;
+      for (std::int64_t t = 0;; ++t) {
+        visits[{start, v, t}].push_back(load);
+        if (t == o.max_length) break;
+        const WalkDraw d = draw_hop(o, start, k, t);
+        if (d.halt) break;
+        const auto& row = nb[v];
+        if (row.empty()) break;
+        const auto pick = uniform_below(d.choice, row.size());
+        const double factor = row[pick].second * static_cast<double>(row.size()) / keep;
+        load *= factor;
+        v = row[pick].first;
+      }
+    }
+  }
+  std::map<std::pair<std::int64_t, std::int64_t>, double> phi;
+  const double inv_n = 1.0 / static_cast<double>(o.walkers);
+  for (const auto& [key, loads] : visits) {  // ordered by (row, col, step)
+    double sum = 0;
+    for (double l : loads) sum += l;
+    const auto t = static_cast<size_t>(std::get<2>(key));
+    phi[{std::get<0>(key), std::get<1>(key)}] += (t < f.size() ? f[t] : 0.0) * (sum * inv_n);
+  }
+  return phi;
+}
+
+WalkOptions options(std::int64_t n, double p, std::int64_t max_length, std::uint64_t seed) {
+  WalkOptions o;
+  o.walkers = n;
+  o.p_halt = p;
+  o.max_length = max_length;
+  o.seed = seed;
+  return o;
+}
+
+KernelSpec diffusion(double beta) {
+  KernelSpec k;
+  k.kind = KernelKind::diffusion;
+  k.beta = beta;
+  return k;
+}
+
+}  // namespace
+
+TEST(Grf, EqualsIndependentSerialWalkerForEveryPartition) {
+  const WalkOptions o = options(6, 0.3, 12, 42);
+  std::map<std::pair<std::int64_t, std::int64_t>, double> first;
+  for (const std::string partition : {"block", "metis", "ptscotch"}) {
+    const auto g = load_on(world(), "random:60:4:3", partition);
+    const auto run = compute_grf(g, diffusion(0.7), o, GrfEstimator::symmetric, quiet_log());
+    const auto got = phi_by_id(g, run.phi[0]);
+    const auto want = serial_grf(gather_entries(g, true), o, run.f);
+    ASSERT_EQ(got.size(), want.size()) << partition;
+    for (const auto& [key, value] : want) {
+      auto it = got.find(key);
+      ASSERT_NE(it, got.end()) << partition << " missing " << key.first << "," << key.second;
+      EXPECT_EQ(it->second, value) << partition << " at " << key.first << "," << key.second;  // bitwise
+    }
+    if (first.empty()) first = got;
+    EXPECT_TRUE(first == got) << partition;
+  }
+}
+
+TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
+  const WalkOptions o = options(8, 0.2, 20, 7);
+  const auto g = load_on(world(), "grid:9x7", "metis");
+  WalkLimits tiny;
+  tiny.walker_batch = 1;
+  tiny.deposit_batch = 2;
+  tiny.max_walkers_in_flight = 3;
+  const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log(), tiny);
+  const auto all = phi_by_id(g, run.phi[0]);
+  // The same run on rank 0 alone (a one-rank communicator).
+  MPI_Comm solo_comm;
+  MPI_Comm_split(MPI_COMM_WORLD, world().rank() == 0 ? 0 : MPI_UNDEFINED, 0, &solo_comm);
+  int same = 1;
+  if (world().rank() == 0) {
+    const Communicator solo(solo_comm);
+    const auto g1 = load_on(solo, "grid:9x7");
+    const Log log(solo, true);
+    const auto run1 = compute_grf(g1, diffusion(1.0), o, GrfEstimator::symmetric, log);
+    same = phi_by_id(g1, run1.phi[0]) == all ? 1 : 0;
+    EXPECT_EQ(run1.walks[0].hops, run.walks[0].hops);
+    MPI_Comm_free(&solo_comm);
+  }
+  world().broadcast(same);
+  EXPECT_EQ(same, 1);
+}
+
+TEST(Grf, StatisticsAreConservedAndLengthsGeometric) {
+  const WalkOptions o = options(40, 0.25, 200, 11);
+  const auto g = load_on(world(), "random:500:6:5", "block");
+  const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log());
+  const auto& s = run.walks[0];
+  EXPECT_EQ(s.walkers, 500 * 40);
+  std::int64_t finished = 0, hops = 0;
+  for (size_t t = 0; t < s.length_histogram.size(); ++t) {
+    finished += s.length_histogram[t];
+    hops += std::int64_t(t) * s.length_histogram[t];
+  }
+  EXPECT_EQ(finished, s.walkers);
+  EXPECT_EQ(hops, s.hops);
+  EXPECT_EQ(s.dead_ends, 0);
+  // Chi-square against Geometric(p), bins with expected count >= 20, level 1e-6 (critical value from the
+  // Wilson-Hilferty bound with z = 4.9).
+  const double n = double(s.walkers), p = o.p_halt;
+  double chi = 0, tail_obs = n, tail_prob = 1;
+  int bins = 0;
+  for (size_t k = 0; k < s.length_histogram.size(); ++k) {
+    const double prob = p * std::pow(1 - p, double(k));
+    if (n * prob < 20 || n * (tail_prob - prob) < 20) break;
+    chi += std::pow(double(s.length_histogram[k]) - n * prob, 2) / (n * prob);
+    tail_obs -= double(s.length_histogram[k]);
+    tail_prob -= prob;
+    ++bins;
+  }
+  chi += std::pow(tail_obs - n * tail_prob, 2) / (n * tail_prob);
+  const double crit = bins * std::pow(1 - 2.0 / (9 * bins) + 4.9 * std::sqrt(2.0 / (9 * bins)), 3);
+  EXPECT_LT(chi, crit) << bins << " bins";
+}
+
+TEST(Grf, DeadEndsAndTruncationAreCountedExactly) {
+  // A path 1-2-3 plus isolated declared nodes 4 and 5 (Matrix Market keeps them).
+  SharedTempFile file("dead-ends.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n5 5 2\n2 1\n3 2\n");
+  const WalkOptions o = options(50, 0.4, 3, 5);
+  const auto g = load_on(world(), file.path());
+  const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log());
+  // Walkers from the isolated nodes 4 and 5 are dead ends unless they halt before the first hop; walkers
+  // on the path are truncated when they make 3 hops. Both follow from the draws alone.
+  std::int64_t dead = 0, truncated = 0;
+  for (std::int64_t id = 1; id <= 5; ++id)
+    for (std::int64_t k = 0; k < o.walkers; ++k) {
+      if (id >= 4) {
+        dead += !draw_hop(o, id, k, 0).halt;
+        continue;
+      }
+      bool halted = false;
+      for (std::int64_t t = 0; t < 3 && !halted; ++t) halted = draw_hop(o, id, k, t).halt;
+      truncated += !halted;
+    }
+  EXPECT_EQ(run.walks[0].dead_ends, dead);
+  EXPECT_EQ(run.walks[0].truncated, truncated);
+  EXPECT_GT(dead, 0);
+  EXPECT_GT(truncated, 0);
+}
+
+TEST(Grf, RebuildingFromLengthsEqualsAFreshRunWithTheNewF) {
+  const WalkOptions o = options(10, 0.3, 15, 99);
+  const auto g = load_on(world(), "grid:6x6", "ptscotch");
+  const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log());
+  KernelSpec other;
+  other.kind = KernelKind::regularized_laplacian;
+  other.beta = 0.8;
+  other.power = 2;
+  const auto fresh = compute_grf(g, other, o, GrfEstimator::symmetric, quiet_log());
+  const auto rebuilt = combine_lengths(run.by_length[0], fresh.f);
+  EXPECT_EQ(rebuilt.indptr, fresh.phi[0].indptr);
+  EXPECT_EQ(rebuilt.col, fresh.phi[0].col);
+  EXPECT_EQ(rebuilt.value, fresh.phi[0].value);  // bitwise
+}
+
+namespace {
+// Off-diagonal unbiasedness of Phi Phi^T for a kernel, over R = 200 independent seeds. For each of the
+// 8*7/2 off-diagonal pairs, z = (mean - exact) / standard error of the mean; with R = 200 the means are
+// close to normal, so sum z^2 is at most chi-square with 28 degrees of freedom (fewer where an entry is always 0). The test
+// fails when it exceeds the level-1e-6 critical value (Wilson-Hilferty, z = 4.9: about 72), i.e. by chance with
+// probability about 1e-6 per kernel. Aggregating over entries makes the test sensitive to small biases
+// (a 2% error in the per-hop importance weight is detected).
+// The asymmetric estimate (Phi with f = alpha) is unbiased everywhere and not symmetric: all 64 entries.
+// `base` supplies coupling, step rule and weights; walkers, seeds and lengths are set here.
+void expect_unbiased_off_diagonal(const KernelSpec& kernel, double p_halt,
+                                  GrfEstimator estimator = GrfEstimator::symmetric, const WalkOptions& base = {},
+                                  const std::string& graph = "random:8:3:21") {
+  const bool all_entries = estimator == GrfEstimator::asymmetric;
+  const auto g = load_on(world(), graph, "metis");
+  const int reps = 200;
+  const auto w = gather_dense_w(g, base);
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(8, 8), sum_sq = Eigen::MatrixXd::Zero(8, 8);
+  for (int r = 0; r < reps; ++r) {
+    WalkOptions o = base;
+    o.walkers = 64;
+    o.p_halt = p_halt;
+    o.max_length = 60;
+    o.seed = 1000 + std::uint64_t(r);
+    const auto run = compute_grf(g, kernel, o, estimator, quiet_log());
+    const Eigen::MatrixXd est = dense_kernel_estimate(g, run);
+    if (world().is_root()) {
+      sum += est;
+      sum_sq += est.cwiseProduct(est);
+    }
+  }
+  if (!world().is_root()) return;
+  const Eigen::MatrixXd exact = kernel_matrix_exact(kernel, w);
+  double chi = 0;
+  int dof = 0;
+  for (int i = 0; i < 8; ++i)
+    for (int j = all_entries ? 0 : i + 1; j < 8; ++j) {  // a symmetric estimate: each pair once
+      const double mean = sum(i, j) / reps;
+      const double var = std::max(0.0, sum_sq(i, j) / reps - mean * mean) * reps / (reps - 1);
+      if (var < 1e-24) {  // an entry no walk pair can reach (finite f): it must be exactly the exact value
+        EXPECT_NEAR(mean, exact(i, j), 1e-12) << describe(kernel) << " at (" << i << "," << j << ")";
+        continue;
+      }
+      chi += std::pow(mean - exact(i, j), 2) / (var / reps);
+      ++dof;
+    }
+  const double critical = dof * std::pow(1 - 2.0 / (9 * dof) + 4.9 * std::sqrt(2.0 / (9 * dof)), 3);
+  EXPECT_LT(chi, critical) << describe(kernel) << " over " << dof << " entries";
+}
+}  // namespace
+
+TEST(Grf, PhiPhiTIsUnbiasedOffTheDiagonalForEveryNamedKernel) {
+  KernelSpec k;
+  k.kind = KernelKind::diffusion;
+  k.beta = 1.0;
+  expect_unbiased_off_diagonal(k, 0.4);
+  k.kind = KernelKind::exp_adjacency;
+  k.beta = 0.5;
+  expect_unbiased_off_diagonal(k, 0.4);
+  k.kind = KernelKind::regularized_laplacian;
+  k.beta = 1.0;
+  k.power = 2;
+  expect_unbiased_off_diagonal(k, 0.4);
+  k.kind = KernelKind::p_step;
+  k.shift = 3;
+  k.power = 2;
+  expect_unbiased_off_diagonal(k, 0.4);
+  k.kind = KernelKind::cosine;
+  k.beta = 0.5;
+  expect_unbiased_off_diagonal(k, 0.4);
+  KernelSpec a;
+  a.kind = KernelKind::alpha;
+  a.coefficients = {1.0, 0.5, 0.25, 0.125};
+  expect_unbiased_off_diagonal(a, 0.4);
+}
+
+TEST(Grf, AsymmetricAntitheticAndWeightedStepsStayUnbiased) {
+  KernelSpec k;
+  k.kind = KernelKind::diffusion;
+  k.beta = 1.0;
+  expect_unbiased_off_diagonal(k, 0.4, GrfEstimator::asymmetric);
+  WalkOptions antithetic;
+  antithetic.coupling = Coupling::antithetic;
+  expect_unbiased_off_diagonal(k, 0.5, GrfEstimator::symmetric, antithetic);
+  // Weighted steps on a weighted 8-node graph (a ring with chords, weights between 0.5 and 3).
+  SharedTempFile weighted("weighted.txt", "0 1 0.5\n1 2 3\n2 3 1\n3 4 2\n4 5 0.5\n5 6 1.5\n6 7 1\n7 0 2.5\n0 4 1\n2 6 3\n1 5 0.7\n");
+  WalkOptions weighted_steps;
+  weighted_steps.step = StepRule::weighted;
+  expect_unbiased_off_diagonal(k, 0.3, GrfEstimator::two_ensembles, weighted_steps, weighted.path());
+  // Raw weights W = c*A (c*rho(A) < 1 keeps the regularized Laplacian series convergent).
+  WalkOptions raw;
+  raw.weights = WeightMode::raw;
+  raw.scale = 0.1;
+  KernelSpec reg;
+  reg.kind = KernelKind::regularized_laplacian;
+  reg.beta = 1.0;
+  reg.power = 1;
+  expect_unbiased_off_diagonal(reg, 0.3, GrfEstimator::symmetric, raw, weighted.path());
+}
+
+TEST(Grf, ErrorShrinksLikeOneOverSqrtN) {
+  // Mean squared relative Frobenius error of the unbiased two-ensemble estimate over 24 seeds at n = 8 and
+  // n = 128 walkers. Its expectation scales like 1/n, a ratio of 16. Each mean is an average of 24 positive
+  // terms whose spread is at most comparable to their mean, so each estimate has a relative standard error
+  // of about 0.2; a ratio outside [6, 40] needs a deviation of more than 4 standard errors (p < 1e-4).
+  const auto g = load_on(world(), "random:40:4:8", "block");
+  const auto w = gather_dense_w(g, options(1, 0.5, 1, 1));
+  const Eigen::MatrixXd exact = world().is_root() ? kernel_matrix_exact(diffusion(1.0), w) : Eigen::MatrixXd();
+  double mse[2] = {0, 0};
+  const std::int64_t ns[2] = {8, 128};
+  for (int which = 0; which < 2; ++which)
+    for (int r = 0; r < 24; ++r) {
+      const auto run = compute_grf(g, diffusion(1.0), options(ns[which], 0.5, 40, 500 + std::uint64_t(r)),
+                                   GrfEstimator::two_ensembles, quiet_log());
+      const Eigen::MatrixXd est = dense_kernel_estimate(g, run);
+      if (world().is_root()) mse[which] += std::pow(relative_frobenius_error(est, exact), 2) / 24;
+    }
+  world().broadcast(mse);
+  const double ratio = mse[0] / mse[1];
+  EXPECT_GT(ratio, 6.0) << mse[0] << " " << mse[1];
+  EXPECT_LT(ratio, 40.0) << mse[0] << " " << mse[1];
+}
