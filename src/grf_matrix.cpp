@@ -5,18 +5,18 @@
 
 namespace graphrf {
 
-LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
+LengthResolvedGrf assemble_length_resolved(HugeVector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
                                            std::int64_t walkers) {
   // Counting sort by row, then a small sort inside each row.
   std::vector<std::int64_t> start(static_cast<size_t>(n_local) + 1, 0);
   for (const auto& d : deposits) ++start[static_cast<size_t>(d.row - first_row) + 1];
   for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) start[i + 1] += start[i];
-  std::vector<Deposit> sorted(deposits.size());
+  HugeVector<Deposit> sorted(deposits.size());
   {
     auto fill = start;
     for (const auto& d : deposits) sorted[static_cast<size_t>(fill[static_cast<size_t>(d.row - first_row)]++)] = d;
   }
-  std::vector<Deposit>().swap(deposits);
+  HugeVector<Deposit>().swap(deposits);
   LengthResolvedGrf m;
   m.indptr.assign(static_cast<size_t>(n_local) + 1, 0);
   const double inv_n = 1.0 / static_cast<double>(walkers);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "graphrf/huge_pages.hpp"
 #include "graphrf/timer.hpp"
 #include "graphrf/walk_step.hpp"
 
@@ -42,7 +43,10 @@ class WalkSimulation {
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits)
       : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()), rank_(g.comm->rank()) {
     const auto n_arcs = g.col.size();
-    hop_factor_.resize(n_arcs);
+    first_ = g.first();
+    last_ = first_ + g.n_local();
+    row_ptr_.assign(g.row_ptr.begin(), g.row_ptr.end());
+    arcs_.resize(n_arcs);
     const double keep = 1.0 - o.p_halt;
     for (std::int64_t i = 0; i < g.n_local(); ++i) {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
@@ -51,8 +55,9 @@ class WalkSimulation {
       for (size_t k = begin; k < end; ++k) {
         const double w = o.weights == WeightMode::normalized ? g.normalized_weight[k] : o.scale * g.weight[k];
         // load *= W_vu / P(step v->u) / (1 - p): uniform steps pick u with 1/deg, weighted ones with a_vu/d_v.
-        hop_factor_[k] = o.step == StepRule::uniform ? w * deg / keep
-                                                     : w * g.degree[static_cast<size_t>(i)] / (g.weight[k] * keep);
+        arcs_[k].target = g.col[k];
+        arcs_[k].factor = o.step == StepRule::uniform ? w * deg / keep
+                                                      : w * g.degree[static_cast<size_t>(i)] / (g.weight[k] * keep);
       }
     }
     if (o.step == StepRule::weighted) {
@@ -68,6 +73,9 @@ class WalkSimulation {
     deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
     total_walkers_ = g.n_global() * o.walkers;
+    // Every walk deposits 1/p visits on average, most of them at home: reserve once instead of regrowing.
+    const double expected = static_cast<double>(g.n_local() * o.walkers) / o.p_halt * 1.05;
+    deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 
   WalkResult run() {
@@ -89,74 +97,102 @@ class WalkSimulation {
   }
 
  private:
-  // Processes up to a chunk of walkers: queued ones first, then new ones from the generation cursor.
+  // The hot loop. kLanes walkers advance round-robin, each one stage per round: at a row (deposit, draw,
+  // pick an arc, prefetch that arc) or at an arc (read the next node, prefetch its row). A walker's memory
+  // accesses are issued one round before they are used, so up to kLanes cache misses are in flight at
+  // once instead of one (memory-level parallelism). Returns false when there was nothing to do.
   bool work() {
-    constexpr int kChunk = 256;
-    int done = 0;
-    while (done < kChunk && !queue_.empty()) {
-      Walker w = queue_.back();
-      queue_.pop_back();
-      walk(w);
-      ++done;
+    bool any = false;
+    for (int round = 0; round < 64; ++round) {
+      int live = 0;
+      for (auto& lane : lanes_) {
+        if (!lane.live && !refill(lane)) continue;
+        ++live;
+        advance(lane);
+      }
+      if (live == 0) break;
+      any = true;
     }
-    while (done < kChunk && next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight) {
-      const auto i = static_cast<size_t>(next_node_);
-      Walker w{g_.original_id[i], g_.first() + next_node_, g_.first() + next_node_,
-               static_cast<std::int32_t>(next_walker_), 0, 1.0};
+    return any;
+  }
+
+  struct Lane {
+    Walker w;
+    std::int64_t arc = -1;  // >= 0: the arc chosen at the previous row, not yet followed
+    bool live = false;
+  };
+  static constexpr int kLanes = 32;
+
+  // A new walker for an empty lane: a received one first, then the next from the generation cursor.
+  bool refill(Lane& lane) {
+    if (!queue_.empty()) {
+      lane.w = queue_.back();
+      queue_.pop_back();
+    } else if (next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight) {
+      lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
+                      static_cast<std::int32_t>(next_walker_), 0, 1.0};
       if (++next_walker_ == o_.walkers) {
         next_walker_ = 0;
         ++next_node_;
       }
       ++started_;
-      walk(w);
-      ++done;
+    } else {
+      return false;
     }
-    return done > 0;
+    lane.arc = -1;
+    lane.live = true;
+    __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
+    return true;
   }
 
   std::int64_t in_flight() const { return static_cast<std::int64_t>(queue_.size()) + buffered_walkers_; }
 
-  // Advances one walker while it stays on owned nodes.
-  void walk(Walker w) {
-    const std::int64_t first = g_.first(), n_local = g_.n_local();
-    const bool start_owned = w.start >= first && w.start < first + n_local;
-    for (;;) {
-      const auto v = static_cast<size_t>(w.at - first);
-      deposit({w.start, w.at, w.walker, w.step, w.load}, start_owned);
-      if (w.step == o_.max_length) {
-        ++truncated_;
-        return finish(w);
-      }
-      const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step);
-      if (draw.halt) return finish(w);
-      const std::int64_t begin = g_.row_ptr[v], deg = g_.row_ptr[v + 1] - begin;
-      if (deg == 0) {
-        ++dead_ends_;
-        return finish(w);
-      }
-      const std::int64_t pick = o_.step == StepRule::uniform
-                                    ? static_cast<std::int64_t>(uniform_below(draw.choice, static_cast<std::uint64_t>(deg)))
-                                    : pick_weighted(cumulative_.data() + begin, deg, draw.choice);
-      const auto arc = static_cast<size_t>(begin + pick);
-      w.load *= hop_factor_[arc];
-      w.at = g_.col[arc];
+  void advance(Lane& lane) {
+    Walker& w = lane.w;
+    if (lane.arc >= 0) {  // follow the arc chosen last round
+      const HopArc& a = arcs_[static_cast<size_t>(lane.arc)];
+      w.load *= a.factor;
+      w.at = a.target;
       ++w.step;
       ++hops_;
-      if (w.at < first || w.at >= first + n_local) {
+      lane.arc = -1;
+      if (w.at < first_ || w.at >= last_) {
         ++cross_hops_;
         send_walker(w);
+        lane.live = false;
         return;
       }
+      __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+      return;
     }
+    const auto v = static_cast<size_t>(w.at - first_);
+    deposit({w.start, w.at, w.walker, w.step, w.load});
+    if (w.step == o_.max_length) {
+      ++truncated_;
+      return finish(lane);
+    }
+    const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step);
+    if (draw.halt) return finish(lane);
+    const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
+    if (deg == 0) {
+      ++dead_ends_;
+      return finish(lane);
+    }
+    const std::int64_t pick = o_.step == StepRule::uniform
+                                  ? static_cast<std::int64_t>(uniform_below(draw.choice, static_cast<std::uint64_t>(deg)))
+                                  : pick_weighted(cumulative_.data() + begin, deg, draw.choice);
+    lane.arc = begin + pick;
+    __builtin_prefetch(&arcs_[static_cast<size_t>(lane.arc)]);
   }
 
-  void finish(const Walker& w) {
+  void finish(Lane& lane) {
     ++finished_;
-    ++histogram_[static_cast<size_t>(w.step)];
+    ++histogram_[static_cast<size_t>(lane.w.step)];
+    lane.live = false;
   }
 
-  void deposit(const Deposit& d, bool local) {
-    if (local) {
+  void deposit(const Deposit& d) {
+    if (d.row >= first_ && d.row < last_) {
       deposits_.push_back(d);
       return;
     }
@@ -335,7 +371,16 @@ class WalkSimulation {
   const WalkLimits& limits_;
   DuplicateComm comm_;
   int p_, rank_;
-  std::vector<double> hop_factor_, cumulative_;
+  // Arc target and importance factor side by side: one cache line serves both.
+  struct HopArc {
+    std::int64_t target;
+    double factor;  // W_vu / (P(step v->u) (1 - p))
+  };
+  HugeVector<HopArc> arcs_;
+  std::vector<double> cumulative_;
+  HugeVector<std::int64_t> row_ptr_;
+  std::int64_t first_ = 0, last_ = 0;
+  std::array<Lane, kLanes> lanes_{};
 
   std::vector<Walker> queue_;
   std::int64_t next_node_ = 0, next_walker_ = 0;
@@ -343,7 +388,7 @@ class WalkSimulation {
   std::vector<std::vector<Deposit>> deposit_out_;
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
-  std::vector<Deposit> deposits_;
+  HugeVector<Deposit> deposits_;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0;

@@ -30,7 +30,7 @@ struct SparseRows {
 };
 
 // Consumes the deposits of walks started at rows [first_row, first_row + n_local).
-LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
+LengthResolvedGrf assemble_length_resolved(HugeVector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
                                            std::int64_t walkers);
 
 // Phi = sum_t f_t M_t (terms beyond f's length count as zero).

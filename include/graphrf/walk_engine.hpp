@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "graphrf/distributed_graph.hpp"
+#include "graphrf/huge_pages.hpp"
 #include "graphrf/log.hpp"
 #include "graphrf/walk_options.hpp"
 
@@ -51,7 +52,7 @@ struct WalkLimits {
 };
 
 struct WalkResult {
-  std::vector<Deposit> deposits;   // every visit of walks started at owned nodes (unordered)
+  HugeVector<Deposit> deposits;    // every visit of walks started at owned nodes (unordered)
   WalkStatistics stats;
 };
 
