@@ -13,12 +13,16 @@ int run_info(const CommandContext& ctx);
 void add_info_options(po::options_description& desc);
 int run_grf(const CommandContext& ctx);
 void add_grf_options(po::options_description& desc);
+int run_attention_command(const CommandContext& ctx);
+void add_attention_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"info", "load, clean and partition a graph; print its figures; optionally write it to HDF5", add_info_options,
        run_info},
       {"grf", "graph random features from distributed halting random walks", add_grf_options, run_grf},
+      {"attention", "GRF-masked linear attention across ranks (the default job)", add_attention_options,
+       run_attention_command},
   };
   return list;
 }

@@ -43,7 +43,7 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
   const int ensembles = estimator == GrfEstimator::two_ensembles ? 2 : 1;
   for (int e = 0; e < ensembles; ++e) {
     WalkOptions o = walk;
-    o.ensemble = static_cast<std::uint64_t>(e);
+    o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble
     WalkResult result = run_walks(g, o, log, limits);
     run.walks.push_back(result.stats);
     Timer timer;
