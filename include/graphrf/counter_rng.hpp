@@ -46,9 +46,11 @@ inline std::pair<double, double> standard_normal_pair(std::uint64_t w0, std::uin
   return {r * std::cos(theta), r * std::sin(theta)};
 }
 
+__extension__ typedef unsigned __int128 Uint128;  // GCC/Clang 128-bit product for multiply-shift
+
 // Uniform integer in [0, n) without modulo bias worth caring about (Lemire's multiply-shift on 64 bits).
 inline std::uint64_t uniform_below(std::uint64_t bits, std::uint64_t n) {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits) * n) >> 64);
+  return static_cast<std::uint64_t>((static_cast<Uint128>(bits) * n) >> 64);
 }
 
 }  // namespace graphrf
