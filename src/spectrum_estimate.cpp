@@ -78,17 +78,26 @@ LambdaKEstimate estimate_lambda_k(const DistributedOperator& op, const RowBlockR
                                   std::int64_t k, const LambdaKOptions& options) {
   if (k < 1) throw Error("estimate_lambda_k: K must be >= 1 (got " + std::to_string(k) + ")");
   if (options.order < 1) throw Error("estimate_lambda_k: order must be >= 1 (got " + std::to_string(options.order) + ")");
+  if (!(options.count_tolerance >= 0.0))
+    throw Error("estimate_lambda_k: count_tolerance must be >= 0 (got " + std::to_string(options.count_tolerance) + ")");
   if (!(options.eps > 0.0 && options.eps < 1.0))
     throw Error("estimate_lambda_k: eps must be in (0, 1) (got " + std::to_string(options.eps) + ")");
   LambdaKEstimate est;
   est.n_probe = options.n_probe > 0 ? options.n_probe : default_probe_count(op.n_global);
   const Eigen::MatrixXd probes = eigencount_probes(op, est.n_probe, options.seed);
   double lo = 0.0, hi = lambda_max;
-  while (est.count != k && (hi - lo) / hi > options.eps && est.iterations < options.max_iterations) {
+  bool accepted = false;
+  while (!accepted && (hi - lo) / hi > options.eps && est.iterations < options.max_iterations) {
     const double mid = 0.5 * (lo + hi);
-    est.count = std::llround(eigencount(op, sums, lambda_max, mid, probes, options.order));
-    if (est.count > k) hi = mid;
-    else if (est.count < k) lo = mid;
+    const double x = eigencount(op, sums, lambda_max, mid, probes, options.order);
+    est.count = std::llround(x);
+    // sd of x is sqrt(2 tr(p^4) / Lr) <= sqrt(2 x / Lr). Undercounts up to z sd are accepted, overcounts only
+    // up to 1/2 (see spectrum_estimate.hpp).
+    const double below = std::max(0.5, options.count_tolerance * std::sqrt(2.0 * std::max(x, 0.0) / est.n_probe));
+    const double k_d = static_cast<double>(k);
+    if (x - k_d <= 0.5 && k_d - x <= below) accepted = true;
+    else if (x > k_d) hi = mid;
+    else lo = mid;
     ++est.iterations;
   }
   est.lower = lo;
