@@ -160,7 +160,9 @@ TEST(SpectrumEstimate, LambdaKWithinAFewEigenvaluesOnADenseSpectrum) {
       const auto s = exact_stats(ev, est.lambda_k, o.order);
       const double band = std::max(0.5, o.count_tolerance * std::sqrt(2.0 * 30.5 / est.n_probe));
       EXPECT_LE(std::abs(s.count - 30), std::abs(s.mu - s.count) + deviation(s, est.n_probe) + band) << lr << " " << seed;
-      if (lr == 100) EXPECT_LE(std::abs(s.count - 30), 8) << seed;  // a few eigenvalues: the soft edge dominates
+      if (lr == 100) {
+        EXPECT_LE(std::abs(s.count - 30), 8) << seed;  // a few eigenvalues: the soft edge dominates
+      }
     }
   }
 }

@@ -63,7 +63,9 @@ TEST(TallSkinnyQr, IllConditionedBlocks) {
     const Eigen::MatrixXd x = with_condition_number(keys, 12, cond);
     const auto qr = tall_skinny_qr(sums, x);
     expect_qr(qr, x);
-    if (cond > 1e8) EXPECT_EQ(qr.passes, 3) << cond;
+    if (cond > 1e8) {
+      EXPECT_EQ(qr.passes, 3) << cond;
+    }
   }
 }
 
