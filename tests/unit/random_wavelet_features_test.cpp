@@ -1,0 +1,146 @@
+// Random wavelet features end to end on one rank: kernel error against the exact h(L) and the best rank-K
+// error, the S001 Prop. 1 bound, the Lanczos path for other operators, determinism, and bad input.
+#include "graphrf/random_wavelet_features.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "graphrf/chebyshev.hpp"
+#include "wavelet_test_graphs.hpp"
+
+using namespace graphrf;
+using namespace graphrf::testing;
+
+namespace {
+double spectral_norm(const Eigen::MatrixXd& symmetric) {
+  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff();
+}
+
+std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+}  // namespace
+
+TEST(RandomWaveletFeatures, KernelErrorCloseToBestRankKOnAWellSeparatedSpectrum) {
+  // Rings of cliques: K = number of cliques, lambda_K ~ 0.01-0.04, lambda_{K+1} = 1. The diffusion kernel
+  // h = exp(-5 lambda) has ||h(L)|| = 1 and best rank-K error h(lambda_{K+1}) = 6.7e-3.
+  Communicator self(MPI_COMM_SELF);
+  auto h = [](double x) { return std::exp(-5.0 * x); };
+  struct Case {
+    int cliques, size;
+  };
+  for (auto [cliques, size] : {Case{10, 20}, Case{30, 10}}) {
+    const Eigen::MatrixXd l = normalised_laplacian(ring_of_cliques(cliques, size));
+    const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(l).eigenvalues();
+    const Eigen::MatrixXd exact = spectral_function(l, h);
+    const auto op = serial_operator(self, l);
+    const int k = cliques;
+    const double best = h(ev(k));
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+      WaveletOptions o;
+      o.rank = k;
+      o.seed = seed;
+      const auto res = random_wavelet_features(op, h, o);
+      ASSERT_EQ(res.embedding_local.rows(), l.rows());
+      ASSERT_EQ(res.embedding_local.cols(), k + 15);  // r = max(K/10, 15)
+      EXPECT_EQ(res.coeff_chi.size(), 61u);
+      EXPECT_EQ(res.coeff_h.size(), 31u);
+      const double err = spectral_norm(exact - res.embedding_local * res.embedding_local.transpose());
+      EXPECT_LE(err, 1.5 * best) << cliques << " " << seed << " lambda_K " << res.lambda_k;
+      // S001 Prop. 1: E <= E_R^2 + E_P, E[E_R] <= h^{1/2}(l_{K+1}) + 2 sqrt(K/(r-1)) p(l_{K+1})
+      //   + 2e sqrt(K+r)/r (sum_{j>K} p(l_j)^2)^{1/2}, E_P <= 2 eps_h + eps_h^2.
+      const double r = static_cast<double>(res.oversample);
+      double tail = 0, eps_h = 0;
+      for (Eigen::Index j = 0; j < ev.size(); ++j) {
+        if (j >= k) tail += std::pow(chebyshev_eval(res.coeff_chi, 2.0, ev(j)), 2);
+        eps_h = std::max(eps_h, std::abs(std::sqrt(h(ev(j))) - chebyshev_eval(res.coeff_h, 2.0, ev(j))));
+      }
+      const double bound_r = std::sqrt(h(ev(k))) + 2.0 * std::sqrt(k / (r - 1.0)) * chebyshev_eval(res.coeff_chi, 2.0, ev(k)) +
+                             2.0 * std::exp(1.0) * std::sqrt(k + r) / r * std::sqrt(tail);
+      EXPECT_LE(err, bound_r * bound_r + 2.0 * eps_h + eps_h * eps_h) << cliques << " " << seed;
+    }
+  }
+}
+
+TEST(RandomWaveletFeatures, DenseSpectrumStillBeatsBestRankKWithOversampling) {
+  // 20 x 20 grid, K = 30: no gap, but the K + r = 45 columns do better than the best rank-K error.
+  Communicator self(MPI_COMM_SELF);
+  auto h = [](double x) { return std::exp(-5.0 * x); };
+  const Eigen::MatrixXd l = normalised_laplacian(grid_2d(20, 20));
+  const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(l).eigenvalues();
+  WaveletOptions o;
+  o.rank = 30;
+  o.seed = 3;
+  const auto res = random_wavelet_features(serial_operator(self, l), h, o);
+  const double err = spectral_norm(spectral_function(l, h) - res.embedding_local * res.embedding_local.transpose());
+  EXPECT_LE(err, h(ev(30)));
+}
+
+TEST(RandomWaveletFeatures, EstimatesLambdaMaxForOtherOperators) {
+  // 3 L with lambda_max estimated by Lanczos and the kernel h(3 lambda): same quality as on L.
+  Communicator self(MPI_COMM_SELF);
+  const Eigen::MatrixXd l3 = 3.0 * normalised_laplacian(ring_of_cliques(10, 20));
+  auto h = [](double x) { return std::exp(-5.0 / 3.0 * x); };
+  WaveletOptions o;
+  o.rank = 10;
+  o.lambda_max = 0.0;
+  const auto res = random_wavelet_features(serial_operator(self, l3), h, o);
+  EXPECT_GE(res.lambda_max, 3.3);  // 3 * 1.1
+  EXPECT_LE(res.lambda_max, 3.3 * 1.05);
+  const double err = spectral_norm(spectral_function(l3, h) - res.embedding_local * res.embedding_local.transpose());
+  EXPECT_LE(err, 1.5 * std::exp(-5.0));
+}
+
+TEST(RandomWaveletFeatures, SameSeedSameBitsOtherSeedOtherDraws) {
+  Communicator self(MPI_COMM_SELF);
+  const auto op = serial_operator(self, normalised_laplacian(grid_2d(12, 12)));
+  auto h = [](double x) { return 1.0 / (1.0 + 4.0 * x); };
+  WaveletOptions o;
+  o.rank = 12;
+  o.seed = 77;
+  const auto a = random_wavelet_features(op, h, o), b = random_wavelet_features(op, h, o);
+  EXPECT_EQ(a.embedding_local, b.embedding_local);
+  o.seed = 78;
+  const auto c = random_wavelet_features(op, h, o);
+  EXPECT_GT((a.embedding_local - c.embedding_local).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST(RandomWaveletFeatures, BadInputThrowsInputErrorNamingTheOption) {
+  Communicator self(MPI_COMM_SELF);
+  const auto op = serial_operator(self, normalised_laplacian(grid_2d(6, 6)));  // N = 36
+  auto h = [](double x) { return std::exp(-x); };
+  auto run = [&](WaveletOptions o, std::function<double(double)> kernel) {
+    return message_of([&] { random_wavelet_features(op, kernel, o); });
+  };
+  WaveletOptions ok;
+  ok.rank = 4;
+  auto with = [&](auto edit) {
+    WaveletOptions o = ok;
+    edit(o);
+    return run(o, h);
+  };
+  EXPECT_EQ(run(ok, [](double x) { return x < 1.3 ? 1.0 : -0.2; }),
+            "--kernel: h(lambda) must be > 0 on [0, 2] for random wavelet features (h(1.3) = -0.2)");
+  EXPECT_EQ(run(ok, [](double x) { return x; }).rfind("--kernel: h(lambda) must be > 0 on [0, 2]", 0), 0u);  // h(0) = 0
+  EXPECT_EQ(run(ok, [](double) { return std::nan(""); }).rfind("--kernel:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 0; }).rfind("--rank:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.oversample = 1; }).rfind("--oversample:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.degree_chi = 0; }).rfind("--degree-chi:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.degree_h = 0; }).rfind("--degree-h:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.eigencount_order = 0; }).rfind("--eigencount-order:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.dichotomy_eps = 1.0; }).rfind("--dichotomy-eps:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.count_tolerance = -1.0; }).rfind("--count-tolerance:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.n_probe = 0; }).rfind("--probes:", 0), 0u);
+  // K + r >= N is refused (no silent switch to an exact method): 21 + 15 = 36 = N.
+  const auto too_big = with([](WaveletOptions& o) { o.rank = 21; });
+  EXPECT_EQ(too_big.rfind("--rank: random wavelet features need K + r < N, but K = 21 and r = 15", 0), 0u) << too_big;
+  EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 20; }), "(no InputError)");  // 20 + 15 = 35 < 36
+}
