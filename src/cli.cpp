@@ -14,6 +14,8 @@ void add_info_options(po::options_description& desc);
 int run_grf(const CommandContext& ctx);
 void add_grf_options(po::options_description& desc);
 int run_attention_command(const CommandContext& ctx);
+int run_wavelet(const CommandContext& ctx);
+void add_wavelet_options(po::options_description& desc);
 void add_attention_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
@@ -23,6 +25,8 @@ const std::vector<Command>& commands() {
       {"grf", "graph random features from distributed halting random walks", add_grf_options, run_grf},
       {"attention", "GRF-masked linear attention across ranks (the default job)", add_attention_options,
        run_attention_command},
+      {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
+       add_wavelet_options, run_wavelet},
   };
   return list;
 }
