@@ -15,6 +15,8 @@ int run_grf(const CommandContext& ctx);
 void add_grf_options(po::options_description& desc);
 int run_attention_command(const CommandContext& ctx);
 int run_wavelet(const CommandContext& ctx);
+int run_bench(const CommandContext& ctx);
+void add_bench_options(po::options_description& desc);
 void add_wavelet_options(po::options_description& desc);
 void add_attention_options(po::options_description& desc);
 
@@ -27,6 +29,8 @@ const std::vector<Command>& commands() {
        run_attention_command},
       {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
        add_wavelet_options, run_wavelet},
+      {"bench", "walk benchmark: distributed walks and GRF construction vs plain single-thread loops", add_bench_options,
+       run_bench},
   };
   return list;
 }

@@ -5,25 +5,43 @@
 
 namespace graphrf {
 
-LengthResolvedGrf assemble_length_resolved(HugeVector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
-                                           std::int64_t walkers) {
-  // Counting sort by row, then a small sort inside each row.
-  std::vector<std::int64_t> start(static_cast<size_t>(n_local) + 1, 0);
-  for (const auto& d : deposits) ++start[static_cast<size_t>(d.row - first_row) + 1];
-  for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) start[i + 1] += start[i];
-  HugeVector<Deposit> sorted(deposits.size());
-  {
-    auto fill = start;
-    for (const auto& d : deposits) sorted[static_cast<size_t>(fill[static_cast<size_t>(d.row - first_row)]++)] = d;
+LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t n_local, std::int64_t walkers) {
+  // Deposits arrive in runs of one row (a walk's visits on one rank). Group the runs by row with a
+  // counting sort of runs, not of deposits: no second copy of the deposits, and sequential reads.
+  struct Run {
+    std::int64_t begin, end;
+  };
+  std::vector<std::int64_t> first_run(static_cast<size_t>(n_local) + 1, 0);
+  std::vector<std::uint32_t> run_row;
+  std::vector<Run> runs;
+  for (size_t k = 0; k < deposits.size();) {
+    size_t e = k + 1;
+    while (e < deposits.size() && deposits[e].row == deposits[k].row) ++e;
+    runs.push_back({static_cast<std::int64_t>(k), static_cast<std::int64_t>(e)});
+    run_row.push_back(deposits[k].row);
+    ++first_run[deposits[k].row + 1];
+    k = e;
   }
-  HugeVector<Deposit>().swap(deposits);
+  for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) first_run[i + 1] += first_run[i];
+  std::vector<Run> by_row(runs.size());
+  {
+    auto next = first_run;
+    for (size_t r = 0; r < runs.size(); ++r) by_row[static_cast<size_t>(next[run_row[r]]++)] = runs[r];
+  }
   LengthResolvedGrf m;
   m.indptr.assign(static_cast<size_t>(n_local) + 1, 0);
+  m.col.reserve(deposits.size());  // at most one entry per deposit: no regrowth
+  m.length.reserve(deposits.size());
+  m.value.reserve(deposits.size());
   const double inv_n = 1.0 / static_cast<double>(walkers);
+  std::vector<Deposit> row;
   for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) {
-    auto begin = sorted.begin() + start[i], end = sorted.begin() + start[i + 1];
+    row.clear();
+    for (auto r = first_run[i]; r < first_run[i + 1]; ++r)
+      row.insert(row.end(), deposits.begin() + by_row[static_cast<size_t>(r)].begin, deposits.begin() + by_row[static_cast<size_t>(r)].end);
+    auto begin = row.begin(), end = row.end();
     std::sort(begin, end, [](const Deposit& a, const Deposit& b) {
-      return std::tie(a.col, a.step, a.walker) < std::tie(b.col, b.step, b.walker);
+      return std::tie(a.col, a.step, a.load) < std::tie(b.col, b.step, b.load);
     });
     for (auto it = begin; it != end;) {
       double sum = 0;
@@ -42,6 +60,8 @@ LengthResolvedGrf assemble_length_resolved(HugeVector<Deposit> deposits, std::in
 SparseRows combine_lengths(const LengthResolvedGrf& m, std::span<const double> f) {
   SparseRows phi;
   phi.indptr.assign(m.indptr.size(), 0);
+  phi.col.reserve(m.col.size());  // at most one entry per length-resolved entry
+  phi.value.reserve(m.col.size());
   for (size_t i = 0; i + 1 < m.indptr.size(); ++i) {
     for (auto k = static_cast<size_t>(m.indptr[i]); k < static_cast<size_t>(m.indptr[i + 1]);) {
       const auto col = m.col[k];

@@ -75,7 +75,7 @@ class WalkSimulation {
     total_walkers_ = g.n_global() * o.walkers;
     // Every walk deposits 1/p visits on average, most of them at home: reserve once instead of regrowing.
     const double expected = static_cast<double>(g.n_local() * o.walkers) / o.p_halt * 1.05;
-    deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
+    if (limits.record_deposits) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 
   WalkResult run() {
@@ -120,6 +120,8 @@ class WalkSimulation {
     Walker w;
     std::int64_t arc = -1;  // >= 0: the arc chosen at the previous row, not yet followed
     bool live = false;
+    HopBlocks random;       // Philox blocks of the current steps
+    std::vector<Deposit> visits;  // this walker's deposits since it arrived here, flushed as one run
   };
   static constexpr int kLanes = 32;
 
@@ -141,6 +143,7 @@ class WalkSimulation {
     }
     lane.arc = -1;
     lane.live = true;
+    lane.random = HopBlocks{};
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
     return true;
   }
@@ -158,6 +161,7 @@ class WalkSimulation {
       lane.arc = -1;
       if (w.at < first_ || w.at >= last_) {
         ++cross_hops_;
+        flush_visits(lane);
         send_walker(w);
         lane.live = false;
         return;
@@ -166,12 +170,12 @@ class WalkSimulation {
       return;
     }
     const auto v = static_cast<size_t>(w.at - first_);
-    deposit({w.start, w.at, w.walker, w.step, w.load});
+    if (limits_.record_deposits) lane.visits.push_back({w.at, w.load, 0, w.step});
     if (w.step == o_.max_length) {
       ++truncated_;
       return finish(lane);
     }
-    const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step);
+    const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step, lane.random);
     if (draw.halt) return finish(lane);
     const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
     if (deg == 0) {
@@ -189,17 +193,27 @@ class WalkSimulation {
     ++finished_;
     ++histogram_[static_cast<size_t>(lane.w.step)];
     lane.live = false;
+    flush_visits(lane);
   }
 
-  void deposit(const Deposit& d) {
-    if (d.row >= first_ && d.row < last_) {
-      deposits_.push_back(d);
-      return;
+  // A walker's visits on this rank go out as one contiguous run, so the owner of its start node receives
+  // deposits grouped by walk (assembly then gathers runs, not single deposits).
+  void flush_visits(Lane& lane) {
+    if (lane.visits.empty()) return;
+    const Walker& w = lane.w;
+    if (w.start >= first_ && w.start < last_) {
+      const auto row = static_cast<std::uint32_t>(w.start - first_);
+      for (auto& d : lane.visits) d.row = row;
+      deposits_.insert(deposits_.end(), lane.visits.begin(), lane.visits.end());
+    } else {
+      const int dest = g_.owner(w.start);
+      const auto row = static_cast<std::uint32_t>(w.start - g_.dist.first(dest));
+      for (auto& d : lane.visits) d.row = row;
+      auto& out = deposit_out_[static_cast<size_t>(dest)];
+      out.insert(out.end(), lane.visits.begin(), lane.visits.end());
+      if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
     }
-    const int dest = g_.owner(d.row);
-    auto& out = deposit_out_[static_cast<size_t>(dest)];
-    out.push_back(d);
-    if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+    lane.visits.clear();
   }
 
   void send_walker(const Walker& w) {
@@ -388,7 +402,7 @@ class WalkSimulation {
   std::vector<std::vector<Deposit>> deposit_out_;
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
-  HugeVector<Deposit> deposits_;
+  std::vector<Deposit> deposits_;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0;

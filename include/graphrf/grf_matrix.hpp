@@ -2,8 +2,9 @@
 // Graph random features assembled from walk deposits (ALGORITHMS.md 1.4, 1.7). The walks are kept
 // length-resolved, M_t[i, q] = (1/n) * sum of the loads of walks from i that are at q after t hops, so that
 // Phi = sum_t f_t M_t can be rebuilt for any modulation f without walking again ("walk once, mask many").
-// Sums run in a fixed order (by column, hop count, then walker index), so the result is bitwise the same
-// whatever order the deposits arrived in, i.e. for any rank count and partition.
+// Sums run in a fixed order (by column and hop count, then equal-key loads in ascending order of value), so
+// the result is bitwise the same whatever order the deposits arrived in, i.e. for any rank count and
+// partition.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -29,9 +30,8 @@ struct SparseRows {
   std::int64_t n_local() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
 };
 
-// Consumes the deposits of walks started at rows [first_row, first_row + n_local).
-LengthResolvedGrf assemble_length_resolved(HugeVector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
-                                           std::int64_t walkers);
+// Consumes the deposits of walks started at this rank's n_local rows.
+LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t n_local, std::int64_t walkers);
 
 // Phi = sum_t f_t M_t (terms beyond f's length count as zero).
 SparseRows combine_lengths(const LengthResolvedGrf& m, std::span<const double> f);

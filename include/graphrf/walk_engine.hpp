@@ -22,14 +22,14 @@
 
 namespace graphrf {
 
-// One visit: the walker from start node `row` was at `col` after `step` hops with running load `load`
-// (product of W_{v_t v_t+1} / p(step) over its hops; f and 1/n are applied later).
+// One visit: a walker from start node `row` was at `col` after `step` hops with running load `load`
+// (product of W_{v_t v_t+1} / p(step) over its hops; f and 1/n are applied later). 24 bytes: deposits are
+// the bulk of the walk phase's memory traffic.
 struct Deposit {
-  std::int64_t row;   // global index of the start node (owned by the receiving rank)
-  std::int64_t col;   // global index of the visited node
-  std::int32_t walker;
-  std::int32_t step;
+  std::int64_t col;    // global index of the visited node
   double load;
+  std::uint32_t row;   // local index of the start node at its owner
+  std::int32_t step;
 };
 
 struct WalkStatistics {
@@ -49,10 +49,11 @@ struct WalkLimits {
   std::int64_t walker_batch = 4096;               // walkers per message
   std::int64_t deposit_batch = 8192;              // deposits per message
   double progress_seconds = 2.0;                  // rank-0 progress line interval (0: never)
+  bool record_deposits = true;                    // false: move walkers only (the benchmark's walk phase)
 };
 
 struct WalkResult {
-  HugeVector<Deposit> deposits;    // every visit of walks started at owned nodes (unordered)
+  std::vector<Deposit> deposits;   // every visit of walks started at owned nodes (unordered)
   WalkStatistics stats;
 };
 

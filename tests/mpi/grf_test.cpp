@@ -57,12 +57,12 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> phi_by_id(const Distribu
 }
 
 // An independent serial simulation of ALGORITHMS.md 1.4 on the graph given by its entries (W by original
-// ids, neighbours in ascending id order), summing in the same order the engine documents.
+// ids, neighbours in ascending id order), summing in the order the engine documents.
 std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::vector<Triplet>& w_entries,
                                                                    const WalkOptions& o, const std::vector<double>& f) {
   std::map<std::int64_t, std::vector<std::pair<std::int64_t, double>>> nb;
   for (const auto& t : w_entries) nb[t.row].push_back({t.col, t.value});  // sorted by (row, col)
-  // (row, col, step) -> loads in walker order
+  // (row, col, step) -> loads
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<double>> visits;
   const double keep = 1.0 - o.p_halt;
   for (const auto& [start, _] : nb) {
@@ -85,7 +85,8 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::ve
   }
   std::map<std::pair<std::int64_t, std::int64_t>, double> phi;
   const double inv_n = 1.0 / static_cast<double>(o.walkers);
-  for (const auto& [key, loads] : visits) {  // ordered by (row, col, step)
+  for (auto& [key, loads] : visits) {  // ordered by (row, col, step)
+    std::sort(loads.begin(), loads.end());  // equal keys add up in ascending order of value
     double sum = 0;
     for (double l : loads) sum += l;
     const auto t = static_cast<size_t>(std::get<2>(key));
