@@ -37,7 +37,8 @@ const std::vector<Command>& commands() {
 
 void add_graph_options(po::options_description& desc) {
   desc.add_options()
-      ("graph", po::value<std::string>(), "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED]")
+      ("graph", po::value<std::string>()->default_value("grid:32x32"),
+       "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
       ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj")
       ("partition", po::value<std::string>()->default_value("block"), "block|metis|ptscotch|file:PATH")
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
@@ -48,7 +49,6 @@ void add_graph_options(po::options_description& desc) {
 
 GraphOptions graph_options_from(const po::variables_map& vm) {
   GraphOptions o;
-  if (!vm.count("graph")) throw InputError("--graph is required (a file, grid:RxC or random:N:MEAN_DEGREE[:SEED])");
   o.graph = vm["graph"].as<std::string>();
   o.format = vm["format"].as<std::string>();
   o.partition = vm["partition"].as<std::string>();

@@ -187,12 +187,12 @@ int run_attention_command(const CommandContext& ctx) {
     log.info("head " + std::to_string(h) + "      " + describe(r.kernel));
     if (!(config.shared_walks && h > 0)) report_grf(log, r.grf, nnz, config.walk);
     log.info("attention   key pass " + fmt(r.stats.key_seconds) + " s, query pass " + fmt(r.stats.query_seconds) +
-             " s, normaliser min " + fmt(r.stats.denominator_min, 6) + ", bad rows " + std::to_string(r.stats.bad_rows) +
+             " s, normaliser min " + sci(r.stats.denominator_min) + ", bad rows " + std::to_string(r.stats.bad_rows) +
              ", " + fmt(static_cast<double>(comm.sum(r.stats.bytes_moved)) / 1e6, 2) + " MB moved");
     if (reference) {
       errors.push_back(reference_errors(g, qkv, h, r, config.walk));
       const auto& e = errors.back();
-      log.info("reference   relative error of the GRF result vs: dense GRF-masked " + fmt(e.grf_dense, 3) +
+      log.info("reference   relative error of the GRF result vs: dense GRF-masked " + sci(e.grf_dense) +
                "  exact M-masked linear " + fmt(e.masked_linear, 6) + "  exact M-masked softmax " + fmt(e.masked_softmax, 6) +
                "  softmax " + fmt(e.softmax, 6) + "  unmasked linear " + fmt(e.linear, 6));
       result << " head" << h << "_error_vs_masked_linear=" << fmt(e.masked_linear, 8) << " head" << h

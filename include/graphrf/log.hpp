@@ -37,4 +37,12 @@ inline std::string fmt(double v, int precision = 3) {
   return s.str();
 }
 
+// Three significant digits in scientific notation, for values that may be tiny (errors, normalisers).
+inline std::string sci(double v) {
+  std::ostringstream s;
+  s.precision(2);
+  s << std::scientific << v;
+  return s.str();
+}
+
 }  // namespace graphrf
