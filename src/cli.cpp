@@ -17,6 +17,10 @@ int run_attention_command(const CommandContext& ctx);
 int run_wavelet(const CommandContext& ctx);
 int run_bench(const CommandContext& ctx);
 void add_bench_options(po::options_description& desc);
+int run_bench_attention(const CommandContext& ctx);
+void add_bench_attention_options(po::options_description& desc);
+int run_bench_wavelet(const CommandContext& ctx);
+void add_bench_wavelet_options(po::options_description& desc);
 void add_wavelet_options(po::options_description& desc);
 void add_attention_options(po::options_description& desc);
 
@@ -29,8 +33,12 @@ const std::vector<Command>& commands() {
        run_attention_command},
       {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
        add_wavelet_options, run_wavelet},
-      {"bench", "walk benchmark: distributed walks and GRF construction vs plain single-thread loops", add_bench_options,
-       run_bench},
+      {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
+       add_bench_options, run_bench},
+      {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
+       add_bench_attention_options, run_bench_attention},
+      {"bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
+       add_bench_wavelet_options, run_bench_wavelet},
   };
   return list;
 }
