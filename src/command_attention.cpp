@@ -12,6 +12,7 @@
 #include "graphrf/graph_output.hpp"
 #include "graphrf/grf_output.hpp"
 #include "graphrf/h5_output.hpp"
+#include "graphrf/run_summary.hpp"
 #include "graphrf/timer.hpp"
 
 namespace graphrf {
@@ -258,6 +259,12 @@ int run_attention_command(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + out_path);
   }
+  std::int64_t sent = 0;
+  for (const auto& r : heads) {
+    sent += r.stats.bytes_moved;
+    for (const auto& w : r.grf.walks) sent += w.bytes_sent;
+  }
+  print_run_summary(log, comm, total.seconds(), sent);
   return 0;
 }
 

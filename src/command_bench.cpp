@@ -1,12 +1,11 @@
 // `graphrf bench`: the walk benchmark. On generated graphs it times the distributed walk phase alone and
 // the whole GRF construction, and on rank 0 two plain single-thread loops making the same kind of hops on
 // an in-memory CSR (one walker at a time; 64 walkers interleaved with prefetching), and prints the ratios.
-#include <sys/resource.h>
-
 #include <sstream>
 
 #include "graphrf/cli.hpp"
 #include "graphrf/grf_pipeline.hpp"
+#include "graphrf/run_summary.hpp"
 #include "graphrf/timer.hpp"
 #include "graphrf/walk_baseline.hpp"
 
@@ -32,12 +31,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   while (std::getline(in, item, sep))
     if (!item.empty()) out.push_back(item);
   return out;
-}
-
-double peak_memory_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 struct Baselines {

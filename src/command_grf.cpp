@@ -9,6 +9,7 @@
 #include "graphrf/grf_output.hpp"
 #include "graphrf/grf_pipeline.hpp"
 #include "graphrf/h5_output.hpp"
+#include "graphrf/run_summary.hpp"
 #include "graphrf/timer.hpp"
 
 namespace graphrf {
@@ -56,6 +57,7 @@ int run_grf(const CommandContext& ctx) {
   });
   if (!out_path.empty()) check_output_writable(comm, out_path);
   const Log& log = ctx.log;
+  Timer total;
   const DistributedGraph g = load_graph(comm, graph_options);
   if (reference) check_reference_size(g);
   log.info("graph       " + g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " +
@@ -104,6 +106,9 @@ int run_grf(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + out_path);
   }
+  std::int64_t sent = 0;
+  for (const auto& w : run.walks) sent += w.bytes_sent;
+  print_run_summary(log, comm, total.seconds(), sent);
   return 0;
 }
 

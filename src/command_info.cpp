@@ -6,6 +6,7 @@
 #include "graphrf/graph_output.hpp"
 #include "graphrf/graph_statistics.hpp"
 #include "graphrf/h5_output.hpp"
+#include "graphrf/run_summary.hpp"
 #include "graphrf/timer.hpp"
 
 namespace graphrf {
@@ -36,6 +37,7 @@ int run_info(const CommandContext& ctx) {
   });
   if (!out_path.empty()) check_output_writable(comm, out_path);
 
+  Timer total_timer;
   const DistributedGraph g = load_graph(comm, options);
   const GraphStatistics s = compute_statistics(g);
   const LoadReport& r = g.report;
@@ -73,6 +75,7 @@ int run_info(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + out_path + " in " + fmt(timer.seconds()) + " s");
   }
+  print_run_summary(log, comm, total_timer.seconds(), 0);  // bytes: only the walk phases count them
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "graphrf/h5_output.hpp"
 #include "graphrf/laplacian_operator.hpp"
 #include "graphrf/random_wavelet_features.hpp"
+#include "graphrf/run_summary.hpp"
 #include "graphrf/timer.hpp"
 
 namespace graphrf {
@@ -60,6 +61,7 @@ int run_wavelet(const CommandContext& ctx) {
   });
   if (!out_path.empty()) check_output_writable(comm, out_path);
   const Log& log = ctx.log;
+  Timer total_timer;
   const DistributedGraph g = load_graph(comm, graph_options);
   if (reference) check_reference_size(g);
   log.info("graph       " + g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " +
@@ -144,6 +146,7 @@ int run_wavelet(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + out_path);
   }
+  print_run_summary(log, comm, total_timer.seconds(), 0);  // bytes: only the walk phases count them
   return 0;
 }
 
