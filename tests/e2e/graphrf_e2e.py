@@ -445,6 +445,10 @@ class Skip(Exception):
 
 
 def main(tests):
+    """Runs the tests: a list of functions, or a module's globals() (its test_* functions in definition order).
+    Prints one line per test and then "N passed, M failed[, K skipped]"; exits 1 if any failed."""
+    if isinstance(tests, dict):
+        tests = [f for name, f in tests.items() if name.startswith("test_") and callable(f)]
     passed = failed = skipped = 0
     for test in tests:
         name = test.__name__

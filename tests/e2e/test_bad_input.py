@@ -195,6 +195,13 @@ def test_bad_option_values():
         expect_error(3, ["info", "--out", "{out}"], "--graph is required", directory=d)
 
 
+def test_bad_generated_graph_spec():
+    with e2e.TempDir() as d:
+        expect_error(2, ["info", "--graph", "grid:0x5", "--out", "{out}"], "grid:0x5", "ROWS and COLS", directory=d)
+        expect_error(3, ["info", "--graph", "random:5:9", "--out", "{out}"], "random:5:9", "MEAN_DEGREE", directory=d)
+        expect_error(2, ["info", "--graph", "grid:1x1", "--out", "{out}"], "empty graph (no edges)", directory=d)
+
+
 def test_unknown_command():
     with e2e.TempDir() as d:
         expect_error(2, ["frobnicate", "--out", "{out}"], "unknown command 'frobnicate'", "info", "grf", directory=d)
@@ -223,23 +230,4 @@ def test_slurm_tasks_without_pmix():
 
 
 if __name__ == "__main__":
-    e2e.main([
-        test_missing_file,
-        test_unreadable_file,
-        test_directory_as_graph,
-        test_unknown_format,
-        test_compressed_input,
-        test_malformed_line_names_file_and_line,
-        test_malformed_metis_and_mtx_lines,
-        test_ids_out_of_declared_range,
-        test_bad_weights,
-        test_empty_graph,
-        test_partition_file_wrong_length_and_bad_part,
-        test_unknown_partitioner,
-        test_unwritable_output,
-        test_unknown_option,
-        test_bad_option_values,
-        test_unknown_command,
-        test_partition_tool_errors,
-        test_slurm_tasks_without_pmix,
-    ])
+    e2e.main(globals())

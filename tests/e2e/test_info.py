@@ -366,15 +366,4 @@ def test_partial_file_never_left_and_existing_output_replaced():
 
 
 if __name__ == "__main__":
-    e2e.main([
-        test_karate_all_rank_counts_and_partitioners,
-        test_edge_list_comments_sparse_ids_duplicates_loops_reverse_arcs,
-        test_edge_list_duplicates_sum,
-        test_edge_list_keep_self_loops,
-        test_csv_with_column_header,
-        test_matrix_market_pattern_symmetric_isolated_nodes,
-        test_metis_with_vertex_and_edge_weights,
-        test_dimacs_gr,
-        test_obj_quads_and_relative_indices,
-        test_partial_file_never_left_and_existing_output_replaced,
-    ])
+    e2e.main(globals())
