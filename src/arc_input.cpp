@@ -115,9 +115,12 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   context.file_name = path;
   context.first_line = header.data_first_line + comm.exscan_sum(lines);
   context.records_before = comm.exscan_sum(records);
-  context.keep_self_loops = options.keep_self_loops;
   const std::int64_t total_records = comm.sum(records);
   if (format == GraphFormat::obj) header.declared_nodes = total_records;  // OBJ: every 'v' line is a node
+  // Without a declared node range the nodes are the ids the file names: self-loops are parsed, and dropped
+  // below only after their ids are kept.
+  const bool ids_from_arcs = header.declared_nodes < 0;
+  context.keep_self_loops = options.keep_self_loops || ids_from_arcs;
   collective_try(comm, [&] {
     if (format == GraphFormat::metis && total_records < header.declared_nodes)
       throw InputError(path + ": the header declares " + std::to_string(header.declared_nodes) + " vertices but only " +
@@ -127,6 +130,14 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   ParsedChunk parsed;
   collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });
   std::string().swap(chunk);
+  if (ids_from_arcs && !options.keep_self_loops) {
+    std::erase_if(parsed.arcs, [&](const Arc& a) {
+      if (a.u != a.v) return false;
+      input.self_loop_ids.push_back(a.u);
+      ++parsed.self_loops_dropped;
+      return true;
+    });
+  }
   input.arcs = std::move(parsed.arcs);
   input.declared_nodes = header.declared_nodes;
   input.id_base = header.declared_nodes >= 0 ? 1 : 0;

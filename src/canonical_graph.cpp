@@ -77,11 +77,12 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
       g.original_id[k] = g.dist.first(rank) + static_cast<std::int64_t>(k) + input.id_base;
   } else {
     std::vector<std::int64_t> ids;
-    ids.reserve(2 * input.arcs.size());
+    ids.reserve(2 * input.arcs.size() + input.self_loop_ids.size());
     for (const auto& a : input.arcs) {
       ids.push_back(a.u);
       ids.push_back(a.v);
     }
+    ids.insert(ids.end(), input.self_loop_ids.begin(), input.self_loop_ids.end());  // isolated if nothing else
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     SortedIds sorted = sort_distinct_ids(comm, ids);

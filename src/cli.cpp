@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "graphrf/partitioner.hpp"
 #include "graphrf/version.hpp"
 
 namespace graphrf {
@@ -60,6 +61,9 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
   o.graph = vm["graph"].as<std::string>();
   o.format = vm["format"].as<std::string>();
   o.partition = vm["partition"].as<std::string>();
+  // Here, among the other option checks every rank makes together: later, after the graph is loaded, a bad
+  // name would be thrown on each rank alone (one error line per rank and MPI_Abort).
+  validate_partition_spec(o.partition);
   o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
   o.keep_self_loops = vm["keep-self-loops"].as<bool>();
   o.weight_column = vm["weight-column"].as<int>();

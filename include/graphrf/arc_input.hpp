@@ -16,6 +16,9 @@ struct ArcInput {
   std::vector<Arc> arcs;             // this rank's share; ids as in the source
   std::int64_t declared_nodes = -1;  // >= 0: node ids are id_base .. id_base + declared_nodes - 1 (isolated nodes kept)
   std::int64_t id_base = 0;          // 1 for 1-based file formats, 0 for generated graphs
+  // declared_nodes < 0: ids of dropped self-loops (this rank's share). They are nodes even when no other arc
+  // mentions them: a node the file names only in a self-loop stays, isolated.
+  std::vector<std::int64_t> self_loop_ids;
   LoadReport report;
 };
 
