@@ -1,5 +1,7 @@
 #include "graphrf/attention_pipeline.hpp"
 
+#include <optional>
+
 #include "graphrf/spectral_radius.hpp"
 #include "graphrf/whitening.hpp"
 
@@ -17,10 +19,11 @@ void compute_features(const Communicator& comm, const QkvRows& qkv, int head, co
   Eigen::MatrixXd dark_m;
   if (options.kind == FeatureKind::dark)
     dark_m = whitening_matrix(comm, q, k, qkv.d, feature_input_scale(options, qkv.d, FeatureRole::key), config.dark_ridge);
-  const FeatureMap map(options, qkv.d, options.kind == FeatureKind::dark ? &dark_m : nullptr);
-  const double key_shift = comm.max(k.rows() > 0 ? map.key_max_logit(k) : -INFINITY);
-  r.phi_q = map.apply(q, FeatureRole::query);
-  r.phi_k = map.apply(k, FeatureRole::key, std::isfinite(key_shift) ? key_shift : 0.0);
+  std::optional<FeatureMap> map;  // option errors (e.g. --num-features for relu) are the same on every rank
+  collective_try(comm, [&] { map.emplace(options, qkv.d, options.kind == FeatureKind::dark ? &dark_m : nullptr); });
+  const double key_shift = comm.max(k.rows() > 0 ? map->key_max_logit(k) : -INFINITY);
+  r.phi_q = map->apply(q, FeatureRole::query);
+  r.phi_k = map->apply(k, FeatureRole::key, std::isfinite(key_shift) ? key_shift : 0.0);
 }
 
 NormalizerPolicy resolve_policy(const AttentionConfig& config, const HeadResult& r) {

@@ -69,7 +69,9 @@ class Run:
 
     def result(self):
         """The key=value fields of the 'RESULT ...' line (values as strings)."""
-        lines = [line for line in self.stdout.splitlines() if line.startswith("RESULT ")]
+        # The command's own RESULT line; the closing "RESULT summary=run ..." line is the run summary.
+        lines = [line for line in self.stdout.splitlines()
+                 if line.startswith("RESULT ") and not line.startswith("RESULT summary=")]
         if len(lines) != 1:
             raise AssertionError("expected one RESULT line, got %d\n%s" % (len(lines), self.describe()))
         return dict(field.split("=", 1) for field in lines[0].split()[1:])
