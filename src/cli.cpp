@@ -118,7 +118,9 @@ void print_usage(const Communicator& comm) {
   if (!comm.is_root()) return;
   std::cout << "graphrf " << kVersion << " (" << kGitSha << "): distributed graph random features\n\n"
             << "usage: graphrf <command> [options]    (graphrf <command> --help for its options)\n\ncommands:\n";
-  for (const auto& c : commands()) std::cout << "  " << c.name << std::string(12 - std::min<size_t>(11, c.name.size()), ' ') << c.summary << "\n";
+  size_t width = 0;
+  for (const auto& c : commands()) width = std::max(width, c.name.size());
+  for (const auto& c : commands()) std::cout << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
 }
 
 }  // namespace
