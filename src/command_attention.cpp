@@ -88,18 +88,7 @@ std::vector<double> interleave_heads(const std::vector<RowMatrix>& per_head) {
 }
 
 Eigen::MatrixXd gather_dense(const DistributedGraph& g, const RowMatrix& local) {
-  SparseRows rows;  // a dense block as sparse rows: reuse the gather on rank 0
-  rows.indptr.assign(static_cast<size_t>(local.rows()) + 1, 0);
-  for (Eigen::Index i = 0; i < local.rows(); ++i) {
-    for (Eigen::Index c = 0; c < local.cols(); ++c) {
-      rows.col.push_back(c);
-      rows.value.push_back(local(i, c));
-    }
-    rows.indptr[static_cast<size_t>(i) + 1] = static_cast<std::int64_t>(rows.col.size());
-  }
-  Eigen::MatrixXd square = gather_dense_rows(*g.comm, rows, g.first(), std::max<std::int64_t>(g.n_global(), local.cols()));
-  if (!g.comm->is_root()) return {};
-  return square.topLeftCorner(g.n_global(), local.cols());
+  return gather_dense_block(*g.comm, local, g.n_global());
 }
 
 struct ReferenceErrors {
@@ -171,9 +160,7 @@ int run_attention_command(const CommandContext& ctx) {
   if (reference) check_reference_size(g);
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
-  log.info("graph       " + g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " +
-           std::to_string(g.n_edges_global) + " edges, partition " + g.partitioner + " on " + std::to_string(comm.size()) +
-           " ranks");
+  log.info("graph       " + graph_summary(g));
   log.info("inputs      " + (qkv_path.empty() ? std::string("synthetic") : qkv_path) + ": " + std::to_string(qkv.heads) +
            " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
            std::string(feature_kind_name(config.features.kind)));

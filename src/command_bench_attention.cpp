@@ -86,28 +86,16 @@ int run_bench_attention(const CommandContext& ctx) {
         to_root[0] = static_cast<std::int64_t>(local.size());
         const auto triplets = comm.alltoallv(local, to_root);
         double dense_seconds = 0;
-        auto as_rows = [](const RowMatrix& m) {
-          SparseRows s;
-          s.indptr.assign(static_cast<size_t>(m.rows()) + 1, 0);
-          for (Eigen::Index i = 0; i < m.rows(); ++i) {
-            for (Eigen::Index c = 0; c < m.cols(); ++c) {
-              s.col.push_back(c);
-              s.value.push_back(m(i, c));
-            }
-            s.indptr[static_cast<size_t>(i) + 1] = static_cast<std::int64_t>(s.col.size());
-          }
-          return s;
-        };
-        const Eigen::MatrixXd pq = gather_dense_rows(comm, as_rows(r.phi_q), g.first(), g.n_global());
-        const Eigen::MatrixXd pk = gather_dense_rows(comm, as_rows(r.phi_k), g.first(), g.n_global());
-        const Eigen::MatrixXd v = gather_dense_rows(comm, as_rows(qkv.v[0]), g.first(), g.n_global());
+        const Eigen::MatrixXd pq = gather_dense_block(comm, r.phi_q, g.n_global());
+        const Eigen::MatrixXd pk = gather_dense_block(comm, r.phi_k, g.n_global());
+        const Eigen::MatrixXd v = gather_dense_block(comm, qkv.v[0], g.n_global());
         if (comm.is_root()) {
           Timer dense_timer;
           Eigen::SparseMatrix<double, Eigen::RowMajor> gs(g.n_global(), g.n_global());
           gs.setFromTriplets(triplets.begin(), triplets.end());
           const Eigen::SparseMatrix<double, Eigen::RowMajor> product = gs * Eigen::SparseMatrix<double, Eigen::RowMajor>(gs.transpose());
           const Eigen::MatrixXd mask = Eigen::MatrixXd(product);
-          const Eigen::MatrixXd out = masked_linear_attention(pq.leftCols(dim), pk.leftCols(dim), v.leftCols(dim), mask);
+          const Eigen::MatrixXd out = masked_linear_attention(pq, pk, v, mask);
           dense_seconds = dense_timer.seconds() + 0 * out(0, 0);
         }
         comm.broadcast(dense_seconds);

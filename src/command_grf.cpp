@@ -60,9 +60,7 @@ int run_grf(const CommandContext& ctx) {
   Timer total;
   const DistributedGraph g = load_graph(comm, graph_options);
   if (reference) check_reference_size(g);
-  log.info("graph       " + g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " +
-           std::to_string(g.n_edges_global) + " edges, partition " + g.partitioner + " on " + std::to_string(comm.size()) +
-           " ranks");
+  log.info("graph       " + graph_summary(g));
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 
   const GrfRun run = compute_grf(g, kernel, walk, estimator, log);

@@ -64,9 +64,7 @@ int run_wavelet(const CommandContext& ctx) {
   Timer total_timer;
   const DistributedGraph g = load_graph(comm, graph_options);
   if (reference) check_reference_size(g);
-  log.info("graph       " + g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " +
-           std::to_string(g.n_edges_global) + " edges, partition " + g.partitioner + " on " + std::to_string(comm.size()) +
-           " ranks");
+  log.info("graph       " + graph_summary(g));
   const auto h = [&](double lambda) { return kernel_of_laplacian_eigenvalue(kernel, lambda); };
   Timer timer;
   const DistributedOperator laplacian = normalized_laplacian_operator(g);
@@ -79,21 +77,10 @@ int run_wavelet(const CommandContext& ctx) {
   WaveletErrors e;
   if (reference) {
     // Exact h(L) and the best rank-K approximation from a dense eigendecomposition on rank 0.
-    SparseRows rows;
-    rows.indptr.assign(static_cast<size_t>(g.n_local()) + 1, 0);
-    const Eigen::Index cols = result.embedding_local.cols();
-    for (std::int64_t i = 0; i < g.n_local(); ++i) {
-      for (Eigen::Index c = 0; c < cols; ++c) {
-        rows.col.push_back(c);
-        rows.value.push_back(result.embedding_local(i, c));
-      }
-      rows.indptr[static_cast<size_t>(i) + 1] = static_cast<std::int64_t>(rows.col.size());
-    }
-    const Eigen::MatrixXd phi_square = gather_dense_rows(comm, rows, g.first(), std::max<std::int64_t>(g.n_global(), cols));
+    const Eigen::MatrixXd phi = gather_dense_block(comm, result.embedding_local, g.n_global());
     WalkOptions normalized;
     const Eigen::MatrixXd w = gather_dense_w(g, normalized);
     if (comm.is_root()) {
-      const Eigen::MatrixXd phi = phi_square.topLeftCorner(g.n_global(), cols);
       const Eigen::MatrixXd lap = Eigen::MatrixXd::Identity(w.rows(), w.cols()) - w;
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(lap);
       Eigen::VectorXd hv = eig.eigenvalues().unaryExpr([&](double l) { return h(std::max(0.0, l)); });

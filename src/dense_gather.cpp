@@ -46,6 +46,21 @@ Eigen::MatrixXd gather_dense_rows(const Communicator& comm, const SparseRows& ro
   return gather_entries_on_root(comm, local, n);
 }
 
+Eigen::MatrixXd gather_dense_block(const Communicator& comm,
+                                   const Eigen::Ref<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& local,
+                                   std::int64_t n) {
+  std::vector<double> send(local.data(), local.data() + local.size());
+  Counts counts(static_cast<size_t>(comm.size()), 0);
+  counts[0] = static_cast<std::int64_t>(send.size());
+  const std::int64_t cols = comm.max(static_cast<std::int64_t>(local.cols()));
+  const auto all = comm.alltoallv(send, counts);  // arrives in rank order, which is row order
+  if (!comm.is_root()) return {};
+  Eigen::MatrixXd out(n, cols);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t c = 0; c < cols; ++c) out(i, c) = all[static_cast<size_t>(i * cols + c)];
+  return out;
+}
+
 std::vector<double> scatter_dense_rows(const DistributedGraph& g, const Eigen::MatrixXd& dense_on_root) {
   const Communicator& comm = *g.comm;
   const std::int64_t n = g.n_global();

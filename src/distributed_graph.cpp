@@ -131,6 +131,11 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   return g;
 }
 
+std::string graph_summary(const DistributedGraph& g) {
+  return g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " + std::to_string(g.n_edges_global) +
+         " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks";
+}
+
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
   validate_partition_spec(options.partition);
   CanonicalGraph canonical = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates);

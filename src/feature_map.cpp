@@ -8,48 +8,38 @@
 #include <string>
 
 #include "graphrf/error.hpp"
+#include "graphrf/option_error.hpp"
 
 namespace graphrf {
 namespace {
-
-std::string num(double x) {
-  std::ostringstream os;
-  os.precision(12);
-  os << x;
-  return os.str();
-}
-
-[[noreturn]] void fail(std::string_view option, const std::string& message) {
-  throw InputError(std::string(option) + ": " + message);
-}
 
 bool uses_frequencies_for_exp(FeatureKind k) { return k == FeatureKind::favor || k == FeatureKind::dark; }
 
 // Resolves m (0 means d) and checks the options that do not depend on the data.
 int resolve_feature_count(const FeatureOptions& o, int d) {
   const std::string name(feature_kind_name(o.kind));
-  if (o.m < 0) fail(kNumFeaturesOption, "must be >= 0, 0 meaning d (got " + std::to_string(o.m) + ")");
+  if (o.m < 0) option_error(kNumFeaturesOption, "must be >= 0, 0 meaning d (got " + std::to_string(o.m) + ")");
   if (o.m > kMaxFeatures)
-    fail(kNumFeaturesOption, "at most " + std::to_string(kMaxFeatures) + " (got " + std::to_string(o.m) + ")");
+    option_error(kNumFeaturesOption, "at most " + std::to_string(kMaxFeatures) + " (got " + std::to_string(o.m) + ")");
   if (!is_random(o.kind)) {
     if (o.m != 0 && o.m != d)
-      fail(kNumFeaturesOption, name + " features have exactly d = " + std::to_string(d) + " outputs (got " +
+      option_error(kNumFeaturesOption, name + " features have exactly d = " + std::to_string(d) + " outputs (got " +
                                    std::to_string(o.m) + ")");
-    if (o.antithetic) fail(kAntitheticOption, "only for the random feature maps favor and dark (got " + name + ")");
+    if (o.antithetic) option_error(kAntitheticOption, "only for the random feature maps favor and dark (got " + name + ")");
     if (!(o.relu_epsilon >= 0) || !std::isfinite(o.relu_epsilon))
-      fail(kReluEpsilonOption, "must be finite and >= 0 (got " + num(o.relu_epsilon) + ")");
+      option_error(kReluEpsilonOption, "must be finite and >= 0 (got " + format_number(o.relu_epsilon) + ")");
     return d;
   }
   if (o.kind == FeatureKind::trig && o.antithetic)
-    fail(kAntitheticOption, "only for favor and dark: for trig, -w gives the same feature products as w");
+    option_error(kAntitheticOption, "only for favor and dark: for trig, -w gives the same feature products as w");
   if (uses_frequencies_for_exp(o.kind) && (!(o.stabilizer_epsilon >= 0) || !std::isfinite(o.stabilizer_epsilon)))
-    fail(kStabilizerEpsilonOption, "must be finite and >= 0 (got " + num(o.stabilizer_epsilon) + ")");
+    option_error(kStabilizerEpsilonOption, "must be finite and >= 0 (got " + format_number(o.stabilizer_epsilon) + ")");
   const bool needs_even = o.kind == FeatureKind::trig || o.antithetic;
   if (o.m == 0) return needs_even ? d + d % 2 : d;
   if (needs_even && o.m % 2 != 0) {
     if (o.kind == FeatureKind::trig)
-      fail(kNumFeaturesOption, "trig features come in cos/sin pairs, so m must be even (got " + std::to_string(o.m) + ")");
-    fail(kNumFeaturesOption, "--antithetic pairs every frequency w with -w, so m must be even (got " +
+      option_error(kNumFeaturesOption, "trig features come in cos/sin pairs, so m must be even (got " + std::to_string(o.m) + ")");
+    option_error(kNumFeaturesOption, "--antithetic pairs every frequency w with -w, so m must be even (got " +
                                  std::to_string(o.m) + ")");
   }
   return o.m;
@@ -154,7 +144,7 @@ Eigen::MatrixXd FeatureMap::apply(const Eigen::MatrixXd& X, Role role, double ke
   if (n == 0) return Eigen::MatrixXd(0, m_);
   const bool uses_key_shift = is_random(options_.kind) && role == Role::key;
   if (uses_key_shift && !std::isfinite(key_shift))
-    throw std::invalid_argument("FeatureMap::apply: key_shift must be finite (got " + num(key_shift) + ")");
+    throw std::invalid_argument("FeatureMap::apply: key_shift must be finite (got " + format_number(key_shift) + ")");
   switch (options_.kind) {
     case FeatureKind::relu: {
       const double s = feature_input_scale(options_, d_, role);

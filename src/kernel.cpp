@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "graphrf/error.hpp"
+#include "graphrf/option_error.hpp"
 
 namespace graphrf {
 namespace {
@@ -39,17 +40,6 @@ constexpr std::array<KindName, 7> kKindNames = {{{KernelKind::diffusion, "diffus
                                                  {KernelKind::cosine, "cosine"},
                                                  {KernelKind::alpha, "alpha"},
                                                  {KernelKind::f, "f"}}};
-
-std::string num(double x) {
-  std::ostringstream os;
-  os.precision(12);
-  os << x;
-  return os.str();
-}
-
-[[noreturn]] void fail(std::string_view option, const std::string& message) {
-  throw InputError(std::string(option) + ": " + message);
-}
 
 void check_n_terms(int n_terms) {
   if (n_terms < 0) throw std::invalid_argument("kernel series: n_terms must be >= 0 (got " + std::to_string(n_terms) + ")");
@@ -144,17 +134,17 @@ std::string_view coefficient_option(const KernelSpec& s) { return s.kind == Kern
 void check_coefficients(const KernelSpec& s, const char* symbol) {
   const std::string kind(kernel_kind_name(s.kind));
   if (s.coefficients.empty())
-    fail(coefficient_option(s), "kernel '" + kind + "' needs at least one coefficient " + symbol + "_0, " + symbol +
+    option_error(coefficient_option(s), "kernel '" + kind + "' needs at least one coefficient " + symbol + "_0, " + symbol +
                                   "_1, ... (got none)");
   for (std::size_t k = 0; k < s.coefficients.size(); ++k)
     if (!std::isfinite(s.coefficients[k]))
-      fail(coefficient_option(s),
-           std::string(symbol) + "_" + std::to_string(k) + " = " + num(s.coefficients[k]) + " is not finite");
+      option_error(coefficient_option(s),
+           std::string(symbol) + "_" + std::to_string(k) + " = " + format_number(s.coefficients[k]) + " is not finite");
 }
 
 // `what` names alpha_0, e.g. "alpha_0" or "alpha_0 = cos(beta)".
 std::string no_root_message(double alpha0, const std::string& what = "alpha_0") {
-  return what + " = " + num(alpha0) + " <= 0: the kernel has no real square root f (f_0 = sqrt(alpha_0))";
+  return what + " = " + format_number(alpha0) + " <= 0: the kernel has no real square root f (f_0 = sqrt(alpha_0))";
 }
 
 // Zeros of cos(beta (1 - x)) are x_k = 1 - (pi/2 + k pi)/beta; the nearest to 0 in modulus.
@@ -188,7 +178,7 @@ KernelKind parse_kernel_kind(std::string_view name) {
     if (kn.name == name) return kn.kind;
   std::string expected;
   for (const auto& kn : kKindNames) expected += (expected.empty() ? "" : ", ") + std::string(kn.name);
-  fail(kKernelOption, "unknown kernel '" + std::string(name) + "' (expected " + expected + ")");
+  option_error(kKernelOption, "unknown kernel '" + std::string(name) + "' (expected " + expected + ")");
 }
 
 std::string_view kernel_kind_name(KernelKind kind) {
@@ -200,40 +190,40 @@ std::string_view kernel_kind_name(KernelKind kind) {
 void validate_parameters(const KernelSpec& s) {
   const std::string kind(kernel_kind_name(s.kind));
   if (uses_beta(s.kind)) {
-    if (!(s.beta > 0.0)) fail(kBetaOption, kind + " needs beta > 0 (got " + num(s.beta) + ")");
-    if (!std::isfinite(s.beta)) fail(kBetaOption, kind + " needs a finite beta (got " + num(s.beta) + ")");
+    if (!(s.beta > 0.0)) option_error(kBetaOption, kind + " needs beta > 0 (got " + format_number(s.beta) + ")");
+    if (!std::isfinite(s.beta)) option_error(kBetaOption, kind + " needs a finite beta (got " + format_number(s.beta) + ")");
     // regularized-laplacian has no e^beta: only c = beta/(1+beta) and (1+beta)^-power.
     if (s.kind != KernelKind::regularized_laplacian && !(s.beta <= kMaxBeta))
-      fail(kBetaOption, kind + " needs beta <= " + num(kMaxBeta) + " so that e^beta and beta^k/k! stay finite (got " +
-                            num(s.beta) + ")");
+      option_error(kBetaOption, kind + " needs beta <= " + format_number(kMaxBeta) + " so that e^beta and beta^k/k! stay finite (got " +
+                            format_number(s.beta) + ")");
   }
   switch (s.kind) {
     case KernelKind::regularized_laplacian:
       if (!(s.power > 0.0) || !std::isfinite(s.power))
-        fail(kPowerOption, kind + " needs a finite power > 0 (got " + num(s.power) + ")");
+        option_error(kPowerOption, kind + " needs a finite power > 0 (got " + format_number(s.power) + ")");
       break;
     case KernelKind::p_step:
       if (!(s.shift >= 2.0) || !std::isfinite(s.shift))
-        fail(kShiftOption, kind + " needs a finite shift >= 2 (got " + num(s.shift) + ")");
+        option_error(kShiftOption, kind + " needs a finite shift >= 2 (got " + format_number(s.shift) + ")");
       if (!(s.power >= 1.0) || s.power != std::floor(s.power))
-        fail(kPowerOption, kind + " needs an integer power >= 1 (got " + num(s.power) + ")");
+        option_error(kPowerOption, kind + " needs an integer power >= 1 (got " + format_number(s.power) + ")");
       if (s.power > kMaxPStepPower)
-        fail(kPowerOption, kind + " needs power <= " + num(kMaxPStepPower) + " (got " + num(s.power) + ")");
+        option_error(kPowerOption, kind + " needs power <= " + format_number(kMaxPStepPower) + " (got " + format_number(s.power) + ")");
       break;
     case KernelKind::cosine: {
       const double a0 = std::cos(s.beta);
-      if (!(a0 > 0.0)) fail(kBetaOption, kind + " has " + no_root_message(a0, "alpha_0 = cos(beta)") + "; use 0 < beta < pi/2");
+      if (!(a0 > 0.0)) option_error(kBetaOption, kind + " has " + no_root_message(a0, "alpha_0 = cos(beta)") + "; use 0 < beta < pi/2");
       break;
     }
     case KernelKind::alpha:
       check_coefficients(s, "alpha");
-      if (!(s.coefficients[0] > 0.0)) fail(coefficient_option(s), no_root_message(s.coefficients[0]));
+      if (!(s.coefficients[0] > 0.0)) option_error(coefficient_option(s), no_root_message(s.coefficients[0]));
       break;
     case KernelKind::f: {
       check_coefficients(s, "f");
       // f is given, so no square root is needed: f_0 may be 0 or negative (f and -f give the same M).
       if (std::all_of(s.coefficients.begin(), s.coefficients.end(), [](double v) { return v == 0.0; }))
-        fail(coefficient_option(s), "all f coefficients are zero (the kernel would be the zero matrix)");
+        option_error(coefficient_option(s), "all f coefficients are zero (the kernel would be the zero matrix)");
       break;
     }
     default:
@@ -244,7 +234,7 @@ void validate_parameters(const KernelSpec& s) {
     const double a0 = alpha_unchecked(s, 1)[0];
     const std::string_view option = s.kind == KernelKind::diffusion ? kBetaOption : kPowerOption;
     if (!(a0 >= DBL_MIN) || !std::isfinite(a0))
-      fail(option, kind + " prefactor alpha_0 = " + num(a0) + " overflows or underflows a double (" +
+      option_error(option, kind + " prefactor alpha_0 = " + format_number(a0) + " overflows or underflows a double (" +
                        describe(s) + ")");
   }
 }
@@ -271,33 +261,33 @@ double f_series_radius(const KernelSpec& s) {
 
 void validate(const KernelSpec& s, double rho) {
   if (!(rho >= 0.0) || !std::isfinite(rho))
-    throw std::invalid_argument("kernel validate: spectral radius of W must be finite and >= 0 (got " + num(rho) + ")");
+    throw std::invalid_argument("kernel validate: spectral radius of W must be finite and >= 0 (got " + format_number(rho) + ")");
   validate_parameters(s);
   switch (s.kind) {
     case KernelKind::regularized_laplacian: {
       const double c = reg_c(s);
       if (!(c * rho < 1.0)) {
-        std::string hint = rho > 1.0 ? "; use beta < 1/(rho - 1) = " + num(1.0 / (rho - 1.0)) + " or a smaller W" : "";
-        fail(kBetaOption, "regularized-laplacian series diverges: c * rho = " + num(c) + " * " + num(rho) + " = " +
-                              num(c * rho) + " >= 1 (c = beta/(1+beta), rho = spectral radius of W, radius of "
-                              "convergence 1/c = " + num(1.0 / c) + ")" + hint);
+        std::string hint = rho > 1.0 ? "; use beta < 1/(rho - 1) = " + format_number(1.0 / (rho - 1.0)) + " or a smaller W" : "";
+        option_error(kBetaOption, "regularized-laplacian series diverges: c * rho = " + format_number(c) + " * " + format_number(rho) + " = " +
+                              format_number(c * rho) + " >= 1 (c = beta/(1+beta), rho = spectral radius of W, radius of "
+                              "convergence 1/c = " + format_number(1.0 / c) + ")" + hint);
       }
       break;
     }
     case KernelKind::cosine: {
       const double r = cosine_nearest_zero(s.beta);
       if (rho > r * (1.0 + kRadiusSlack))
-        fail(kBetaOption, "cosine f series diverges: cos(beta (1 - x)) has a zero at |x| = " + num(r) +
-                              " < rho = " + num(rho) + " (spectral radius of W), so cos(beta L) may be indefinite; "
-                              "use beta <= pi/(2 (1 + rho)) = " + num(std::numbers::pi / (2.0 * (1.0 + rho))));
+        option_error(kBetaOption, "cosine f series diverges: cos(beta (1 - x)) has a zero at |x| = " + format_number(r) +
+                              " < rho = " + format_number(rho) + " (spectral radius of W), so cos(beta L) may be indefinite; "
+                              "use beta <= pi/(2 (1 + rho)) = " + format_number(std::numbers::pi / (2.0 * (1.0 + rho))));
       break;
     }
     case KernelKind::p_step: {
       const double r = s.shift - 1.0;
       if (std::fmod(s.power, 2.0) != 0.0 && rho > r * (1.0 + kRadiusSlack))
-        fail(kShiftOption, "p-step with odd power " + num(s.power) + ": the f series of (1 + x/(shift-1))^(power/2) "
-                               "diverges since rho = " + num(rho) + " (spectral radius of W) > shift - 1 = " + num(r) +
-                               "; use shift >= 1 + rho = " + num(1.0 + rho));
+        option_error(kShiftOption, "p-step with odd power " + format_number(s.power) + ": the f series of (1 + x/(shift-1))^(power/2) "
+                               "diverges since rho = " + format_number(rho) + " (spectral radius of W) > shift - 1 = " + format_number(r) +
+                               "; use shift >= 1 + rho = " + format_number(1.0 + rho));
       break;
     }
     default:
@@ -314,7 +304,7 @@ std::vector<double> kernel_alpha(const KernelSpec& s, int n_terms) {
 std::vector<double> modulation_f(std::span<const double> alpha) {
   std::vector<double> f(alpha.size(), 0.0);
   if (alpha.empty()) return f;
-  if (!(alpha[0] > 0.0) || !std::isfinite(alpha[0])) fail(kKernelOption, no_root_message(alpha[0]));
+  if (!(alpha[0] > 0.0) || !std::isfinite(alpha[0])) option_error(kKernelOption, no_root_message(alpha[0]));
   f[0] = std::sqrt(alpha[0]);
   const double inv_2f0 = 1.0 / (2.0 * f[0]);
   for (std::size_t k = 1; k < alpha.size(); ++k) {
@@ -416,21 +406,21 @@ std::string describe(const KernelSpec& s) {
   auto list = [](const std::vector<double>& c) {
     std::string out = "(";
     const std::size_t shown = std::min<std::size_t>(c.size(), 6);
-    for (std::size_t k = 0; k < shown; ++k) out += (k ? ", " : "") + num(c[k]);
+    for (std::size_t k = 0; k < shown; ++k) out += (k ? ", " : "") + format_number(c[k]);
     if (c.size() > shown) out += ", ... " + std::to_string(c.size()) + " in all";
     return out + ")";
   };
   switch (s.kind) {
     case KernelKind::diffusion:
-      return "diffusion exp(-beta L), beta=" + num(s.beta);
+      return "diffusion exp(-beta L), beta=" + format_number(s.beta);
     case KernelKind::exp_adjacency:
-      return "exp-adjacency exp(beta W), beta=" + num(s.beta);
+      return "exp-adjacency exp(beta W), beta=" + format_number(s.beta);
     case KernelKind::regularized_laplacian:
-      return "regularized-laplacian (I + beta L)^-power, beta=" + num(s.beta) + ", power=" + num(s.power);
+      return "regularized-laplacian (I + beta L)^-power, beta=" + format_number(s.beta) + ", power=" + format_number(s.power);
     case KernelKind::p_step:
-      return "p-step (shift I - L)^power, shift=" + num(s.shift) + ", power=" + num(s.power);
+      return "p-step (shift I - L)^power, shift=" + format_number(s.shift) + ", power=" + format_number(s.power);
     case KernelKind::cosine:
-      return "cosine cos(beta L), beta=" + num(s.beta);
+      return "cosine cos(beta L), beta=" + format_number(s.beta);
     case KernelKind::alpha:
       return "alpha sum_k alpha_k W^k, alpha=" + list(s.coefficients);
     case KernelKind::f:

@@ -10,18 +10,11 @@
 
 #include "graphrf/chebyshev.hpp"
 #include "graphrf/error.hpp"
+#include "graphrf/option_error.hpp"
 #include "graphrf/reproducible_sum.hpp"
 #include "graphrf/tall_skinny_qr.hpp"
 
 namespace graphrf {
-
-namespace {
-std::string num(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
-}  // namespace
 
 WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptions& options) {
   WaveletOptions o = options;
@@ -38,15 +31,15 @@ WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptio
     throw InputError("--eigencount-order: the eigencount filter degree must be >= 1 (got " +
                      std::to_string(o.eigencount_order) + ")");
   if (!(o.dichotomy_eps > 0.0 && o.dichotomy_eps < 1.0))
-    throw InputError("--dichotomy-eps: must be in (0, 1) (got " + num(o.dichotomy_eps) + ")");
+    throw InputError("--dichotomy-eps: must be in (0, 1) (got " + format_number(o.dichotomy_eps, 6) + ")");
   if (!(o.count_tolerance >= 0.0) || !std::isfinite(o.count_tolerance))
-    throw InputError("--count-tolerance: must be >= 0 (got " + num(o.count_tolerance) + ")");
+    throw InputError("--count-tolerance: must be >= 0 (got " + format_number(o.count_tolerance, 6) + ")");
   if (o.n_probe == -1) o.n_probe = default_probe_count(n_global);
   if (o.n_probe < 1)
     throw InputError("--probes: the eigencount needs >= 1 probe columns, or -1 for 2 round(ln N) (got " +
                      std::to_string(o.n_probe) + ")");
   if (!std::isfinite(o.lambda_max))
-    throw InputError("--lambda-max: must be finite (got " + num(o.lambda_max) + ")");
+    throw InputError("--lambda-max: must be finite (got " + format_number(o.lambda_max, 6) + ")");
   if (o.rank + o.oversample >= n_global)
     throw InputError("--rank: random wavelet features need K + r < N, but K = " + std::to_string(o.rank) + " and r = " +
                      std::to_string(o.oversample) + " (--oversample) give " + std::to_string(o.rank + o.oversample) +
@@ -60,8 +53,8 @@ void check_wavelet_kernel(const std::function<double(double)>& h, double lambda_
   auto check = [&](double x) {
     const double v = h(x);
     if (!(v > 0.0) || !std::isfinite(v))
-      throw InputError("--kernel: h(lambda) must be > 0 on [0, " + num(lambda_max) + "] for random wavelet features (h(" +
-                       num(x) + ") = " + num(v) + ")");
+      throw InputError("--kernel: h(lambda) must be > 0 on [0, " + format_number(lambda_max, 6) + "] for random wavelet features (h(" +
+                       format_number(x, 6) + ") = " + format_number(v, 6) + ")");
   };
   constexpr int kGrid = 4000;
   for (int i = 0; i <= kGrid; ++i) check(lambda_max * i / kGrid);
@@ -113,7 +106,7 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
     // Numerically rank-deficient blocks are handled inside the QR; this is a zero or non-finite column (or no
     // convergence). The Gram matrices are the same bits on every rank, so every rank lands here together.
     throw InputError("--rank: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
-                         " columns (lambda_K = " + num(res.lambda_k) + "): " + e.what() +
+                         " columns (lambda_K = " + format_number(res.lambda_k, 6) + "): " + e.what() +
                          "; check that the operator returns finite values, or lower --rank or --oversample",
                      /*collective=*/true);
   }

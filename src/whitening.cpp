@@ -12,18 +12,12 @@
 #include <vector>
 
 #include "graphrf/error.hpp"
+#include "graphrf/option_error.hpp"
 
 namespace graphrf {
 namespace {
 
 constexpr int kOrderedSumTag = 7302;
-
-std::string num(double x) {
-  std::ostringstream os;
-  os.precision(6);
-  os << x;
-  return os.str();
-}
 
 // Elementwise sum of equal-length vectors over ranks in a fixed order: at step k = 1, 2, 4, ..., rank r
 // with r % 2k == 0 adds the partial sum of rank r + k (if it exists) to its own; rank 0's total is then
@@ -102,7 +96,7 @@ Eigen::MatrixXd inverse_sqrt(const Eigen::MatrixXd& lambda, double ridge) {
   if (lambda.rows() != lambda.cols() || lambda.rows() < 1)
     throw std::invalid_argument("inverse_sqrt: needs a nonempty square matrix");
   if (!(ridge >= 0) || !std::isfinite(ridge))
-    throw InputError(std::string(kDarkRidgeOption) + ": must be finite and >= 0 (got " + num(ridge) + ")");
+    throw InputError(std::string(kDarkRidgeOption) + ": must be finite and >= 0 (got " + format_number(ridge, 6) + ")");
   if (!lambda.allFinite())
     throw InputError("--feature dark: the pooled query/key covariance is not finite (infinite or NaN queries or keys)");
   const Eigen::Index d = lambda.rows();
@@ -114,8 +108,8 @@ Eigen::MatrixXd inverse_sqrt(const Eigen::MatrixXd& lambda, double ridge) {
   const Eigen::VectorXd& e = eig.eigenvalues();  // ascending
   const double smallest = e(0), largest = e(d - 1);
   if (!(largest > 0) || smallest <= kSingularRelativeEigenvalue * largest)
-    throw InputError("--feature dark: the pooled query/key covariance is singular (smallest eigenvalue " + num(smallest) +
-                     ", largest " + num(largest) + "); add " + std::string(kDarkRidgeOption) + " EPS to regularise");
+    throw InputError("--feature dark: the pooled query/key covariance is singular (smallest eigenvalue " + format_number(smallest, 6) +
+                     ", largest " + format_number(largest, 6) + "); add " + std::string(kDarkRidgeOption) + " EPS to regularise");
   const Eigen::MatrixXd& v = eig.eigenvectors();
   Eigen::MatrixXd m = v * e.array().rsqrt().matrix().asDiagonal() * v.transpose();
   return (0.5 * (m + m.transpose())).eval();

@@ -53,6 +53,9 @@ struct DistributedGraph {
 // Relabels the canonical graph by `part` (one part per rank) and moves every row to its owner. Collective.
 DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part);
 
+// One line for logs: source, nodes, edges, partitioner and rank count.
+std::string graph_summary(const DistributedGraph& g);
+
 // The whole pipeline: read or generate, assemble, partition, distribute. Collective.
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options);
 

@@ -30,18 +30,7 @@ DistributedGraph load(const std::string& graph, const std::string& partition) {
 
 // A row block gathered densely on rank 0 (rows in global index order).
 Eigen::MatrixXd dense(const DistributedGraph& g, const RowMatrix& local) {
-  SparseRows rows;
-  rows.indptr.assign(size_t(local.rows()) + 1, 0);
-  for (Eigen::Index i = 0; i < local.rows(); ++i) {
-    for (Eigen::Index c = 0; c < local.cols(); ++c) {
-      rows.col.push_back(c);
-      rows.value.push_back(local(i, c));
-    }
-    rows.indptr[size_t(i) + 1] = std::int64_t(rows.col.size());
-  }
-  const auto n = std::max<std::int64_t>(g.n_global(), local.cols());
-  const Eigen::MatrixXd m = gather_dense_rows(world(), rows, g.first(), n);
-  return world().is_root() ? Eigen::MatrixXd(m.topLeftCorner(g.n_global(), local.cols())) : m;
+  return gather_dense_block(world(), local, g.n_global());
 }
 
 // The masked attention written out entry by entry: out_i = sum_j s_ij M_ij v_j / sum_j s_ij M_ij.
