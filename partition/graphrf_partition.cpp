@@ -29,7 +29,8 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
     check_mpi(MPI_File_open(comm.get(), partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file),
               ("MPI_File_open " + partial).c_str());
   });
-  if (comm.is_root()) MPI_File_set_size(file, 0);
+  // MPI_File_set_size is collective: every rank calls it (root alone hung the other ranks at more than one).
+  check_mpi(MPI_File_set_size(file, 0), "MPI_File_set_size");
   comm.barrier();
   constexpr std::int64_t kChunk = std::int64_t{1} << 30;
   for (std::int64_t done = 0; done < static_cast<std::int64_t>(text.size()); done += kChunk) {
