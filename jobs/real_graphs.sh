@@ -40,7 +40,13 @@ NAME=real_graphs.sh
 
 # ---- common block: the same in every jobs/ script (tests/e2e/test_jobs_scripts.py checks) ----------
 set -uo pipefail
+CHECK_ONLY=${CHECK_ONLY:-0}   # 1: run every check, then stop before launching (e.g. on a login node before sbatch)
 die() { echo "$NAME: error: $*" >&2; exit 2; }
+# checks_done: every check passed; with CHECK_ONLY=1 say so and stop before anything is launched.
+checks_done() {
+  [ "$CHECK_ONLY" = 1 ] || return 0
+  echo "$NAME: inputs OK (CHECK_ONLY=1: nothing launched)"; exit 0
+}
 # resolve_bin VAR NAME FALLBACK... [-- PROBE_ARG]: VAR's value, else NAME on PATH, else the first FALLBACK
 # that exists; it must run `PROG PROBE_ARG` (default --version) without error. Made absolute.
 resolve_bin() {
@@ -62,16 +68,21 @@ resolve_bin() {
   "$bin" "$probe" >/dev/null 2>&1 || die "$var=$bin does not run (\`$bin $probe\` failed)"
   printf -v "$var" '%s' "$bin"
 }
-# setup_launcher: LAUNCHER (srun in a Slurm job, mpirun outside) and NTASKS (the job's tasks, else 2).
+# setup_launcher: LAUNCHER (srun in a Slurm job or with CHECK_ONLY=1, mpirun outside) and NTASKS (the job's
+# tasks, else 2).
 setup_launcher() {
+  local plugins
   [ -n "${SLURM_CPUS_PER_TASK:-}" ] && export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK  # srun >= 22.05 does not inherit it
-  [ -n "${LAUNCHER:-}" ] || LAUNCHER=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun)
+  [[ "$CHECK_ONLY" =~ ^[01]$ ]] || die "CHECK_ONLY must be 0 or 1 (got '$CHECK_ONLY')"
+  [ -n "${LAUNCHER:-}" ] || LAUNCHER=$( { [ -n "${SLURM_JOB_ID:-}" ] || [ "$CHECK_ONLY" = 1 ]; } && echo srun || echo mpirun)
   NTASKS=${NTASKS:-${SLURM_NTASKS:-2}}
   [[ "$NTASKS" =~ ^[1-9][0-9]*$ ]] || die "NTASKS must be a positive integer (got '$NTASKS')"
   case "$LAUNCHER" in
-    srun)   [ -n "${SLURM_JOB_ID:-}" ] || die "LAUNCHER=srun needs a Slurm job: submit with sbatch, or set LAUNCHER=mpirun"
+    srun)   [ -n "${SLURM_JOB_ID:-}" ] || [ "$CHECK_ONLY" = 1 ] ||
+              die "LAUNCHER=srun needs a Slurm job: submit with sbatch, or set LAUNCHER=mpirun"
             command -v srun >/dev/null || die "srun not found on PATH"
-            srun --mpi=list 2>&1 | grep -qw pmix || die "this srun has no pmix plugin (srun --mpi=list): set LAUNCHER=mpirun" ;;
+            plugins=$(srun --mpi=list 2>&1) || die "srun --mpi=list failed (no Slurm configuration here?): $(printf '%s\n' "$plugins" | tail -1)"
+            printf '%s\n' "$plugins" | grep -qw pmix || die "this srun has no pmix plugin (srun --mpi=list): set LAUNCHER=mpirun" ;;
     mpirun) command -v mpirun >/dev/null || die "mpirun not found on PATH" ;;
     *)      die "LAUNCHER must be srun or mpirun (got '$LAUNCHER')" ;;
   esac
@@ -135,6 +146,7 @@ OPTS=(${WALKERS:+--walkers "$WALKERS"} ${SEED:+--seed "$SEED"} "$@")
 check_options grf --graph "$DATA_DIR/${found[0]}" "${OPTS[@]}"
 [ "$ATTENTION" = 0 ] || check_options attention --graph "$DATA_DIR/${found[0]}" "${OPTS[@]}"
 check_out_dir
+checks_done
 RUN_DIR=$OUT_DIR/$RUN_ID
 mkdir -p "$RUN_DIR" || die "cannot create $RUN_DIR"
 CSV=$OUT_DIR/$RUN_ID.csv

@@ -134,6 +134,11 @@ def main():
             check(rc == 2 and len(lines) == 1 and expect in lines[0] and lines[0].startswith(script + ": error: "),
                   f"{script} with {extra}: one-line error", f"rc={rc} {lines}")
 
+        rc, out, err = run("grf.sbatch", {"CHECK_ONLY": "1", "LAUNCHER": "mpirun", "GRAPH": "grid:6x6", "OUT_DIR": os.path.join(work, "check-only")})
+        check(rc == 0 and out.strip() == "grf.sbatch: inputs OK (CHECK_ONLY=1: nothing launched)"
+              and not glob.glob(os.path.join(work, "check-only", "*")), "CHECK_ONLY=1: checks pass, nothing launched or written",
+              f"rc={rc} {out!r} {err!r}")
+
         # --- plots
         png = os.path.join(work, "report.png")
         r = subprocess.run([sys.executable, os.path.join(jobs, "plot_report.py"), *grf_h5, *sweep_h5, *sweep_csv,
