@@ -29,6 +29,7 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 except ImportError as e:  # a python3 without the Debian modules (pyenv, venv) is the usual cause
     sys.exit(f"plot_report.py: error: {e.name} is missing: run it with /usr/bin/python3 "
              "(apt-get install python3-matplotlib python3-h5py)")
@@ -59,7 +60,9 @@ def read_h5(path):
             run["config"] = parse_config(raw.decode() if isinstance(raw, bytes) else str(raw))
         else:
             run["config"] = {}
-        run["graph"] = run["config"].get("graph", "?")
+        graph = run["config"].get("graph", "?")
+        # a generator (grid:RxC) as it is, a file by its name
+        run["graph"] = graph if ":" in graph and not os.path.exists(graph) else os.path.basename(graph)
         if "nodes/id" in f:
             run["nodes"] = int(f["nodes/id"].shape[0])
         if "walks/length_histogram" in f:
@@ -135,6 +138,7 @@ def plot_lengths(ax, runs):
             expect = p * (1 - p) ** t
             expect[-1] = (1 - p) ** (len(h) - 1)
             ax.plot(t, expect, "k--", lw=1.2, label=f"geometric p (1-p)^t, p_halt={p:g}")
+    ax.legend(fontsize=7, loc="upper right")
     ax.set_yscale("log")
     ax.set_ylim(bottom=lowest)
     ax.set_xlabel("walk length (hops)")
@@ -142,7 +146,6 @@ def plot_lengths(ax, runs):
     ax.set_title("walk lengths")
     last = max(int(np.nonzero(r["lengths"])[0].max()) for r in runs if r["lengths"].any())
     ax.set_xlim(-0.5, last + 1.5)
-    ax.legend(fontsize=7)
 
 
 def plot_nnz(ax, runs):
@@ -150,10 +153,10 @@ def plot_nnz(ax, runs):
     bins = np.arange(0, hi + 2) - 0.5
     for run in runs:
         nnz = run["nnz"]
-        ax.hist(nnz, bins=bins, histtype="step", lw=1.6,
+        ax.hist(nnz, bins=bins, histtype="step", lw=1.6, weights=np.full(len(nnz), 1.0 / len(nnz)),
                 label=f"{short_label(run)}: mean {nnz.mean():.1f}, max {nnz.max()}")
     ax.set_xlabel("nonzeros per row of the GRF matrix")
-    ax.set_ylabel("rows")
+    ax.set_ylabel("fraction of rows")
     ax.set_title("GRF sparsity")
     ax.legend(fontsize=7)
 
@@ -213,6 +216,8 @@ def plot_scaling(ax, rows, series):
         nodes = {v[2] for v in data.values()}
         ax.set_title(f"strong scaling ({', '.join(sorted(nodes))} nodes)")
         ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%.2g"))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
     else:
         ax.plot(p, np.full(len(p), ref[0]), "k:", label="ideal: constant")
         per = [f"{int(v[2]) // k}" for k, v in data.items() if str(v[2]).isdigit()]
