@@ -71,8 +71,10 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
 }
 
 void check_slurm_launch(const Communicator& comm) {
-  const char* step_tasks = std::getenv("SLURM_STEP_NUM_TASKS");
-  const char* tasks = step_tasks ? step_tasks : std::getenv("SLURM_NTASKS");
+  // Only srun steps carry SLURM_STEP_NUM_TASKS. The batch script itself (and an salloc shell) has
+  // SLURM_NTASKS = the allocation's task count but is one process: a serial run there (validation with
+  // --dump-config, `graphrf info`) is legitimate and must not be mistaken for N lone ranks.
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
   const bool launched_by_mpirun = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
   if (!tasks || launched_by_mpirun || comm.size() != 1) return;
   const long n = std::strtol(tasks, nullptr, 10);
