@@ -24,20 +24,28 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
   for (int q : part) text += std::to_string(q) + '\n';
   const auto offset = comm.exscan_sum(static_cast<std::int64_t>(text.size()));
   std::string partial = path + ".partial";
-  MPI_File file;
+  // The MPI-IO handle closes itself if anything below throws.
+  struct MpiFile {
+    MPI_File handle = MPI_FILE_NULL;
+    ~MpiFile() {
+      if (handle != MPI_FILE_NULL) MPI_File_close(&handle);
+    }
+  } file;
   collective_try(comm, [&] {
-    check_mpi(MPI_File_open(comm.get(), partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file),
+    check_mpi(MPI_File_open(comm.get(), partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file.handle),
               ("MPI_File_open " + partial).c_str());
   });
-  // MPI_File_set_size is collective: every rank calls it (a root-only call hung every run on 2+ ranks).
-  check_mpi(MPI_File_set_size(file, 0), "MPI_File_set_size");
+  // MPI_File_set_size is collective: every rank calls it (a root-only call hung every run on 2+ ranks); the
+  // barrier keeps every write after the truncation.
+  check_mpi(MPI_File_set_size(file.handle, 0), "MPI_File_set_size");
+  comm.barrier();
   constexpr std::int64_t kChunk = std::int64_t{1} << 30;
   for (std::int64_t done = 0; done < static_cast<std::int64_t>(text.size()); done += kChunk) {
     const auto n = std::min<std::int64_t>(kChunk, static_cast<std::int64_t>(text.size()) - done);
-    check_mpi(MPI_File_write_at(file, offset + done, text.data() + done, static_cast<int>(n), MPI_BYTE, MPI_STATUS_IGNORE),
+    check_mpi(MPI_File_write_at(file.handle, offset + done, text.data() + done, static_cast<int>(n), MPI_BYTE, MPI_STATUS_IGNORE),
               "MPI_File_write_at");
   }
-  check_mpi(MPI_File_close(&file), "MPI_File_close");
+  check_mpi(MPI_File_close(&file.handle), "MPI_File_close");
   comm.barrier();
   if (comm.is_root() && std::rename(partial.c_str(), path.c_str()) != 0)
     throw InputError("--out " + path + ": cannot rename the finished file into place");
