@@ -1,6 +1,7 @@
 #include "graphrf/qkv.hpp"
 
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include "graphrf/counter_rng.hpp"
@@ -152,15 +153,15 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
   };
   auto [at_directory_keys, at_directory_rows] = route(keys, rows, [&](std::int64_t key) { return directory_rank(key, p); });
   std::vector<std::int64_t> globals(at_directory_keys.size(), -1);
-  std::int64_t unknown_key = -1;
+  std::optional<std::int64_t> unknown_key;  // any id may be unknown, negative ones included
   for (size_t r = 0; r < globals.size(); ++r) {
     auto it = directory.find(at_directory_keys[r]);
     if (it == directory.end()) unknown_key = at_directory_keys[r];
     else globals[r] = it->second;
   }
   collective_try(comm, [&] {
-    if (unknown_key >= 0)
-      throw InputError(path + ": " + (has_ids ? "/nodes/id " : "row ") + std::to_string(unknown_key) +
+    if (unknown_key)
+      throw InputError(path + ": " + (has_ids ? "/nodes/id " : "row ") + std::to_string(*unknown_key) +
                        (has_ids ? " is not a node of the graph" : " has no node"));
   });
   auto [owned_globals, owned_rows] = route(globals, at_directory_rows, [&](std::int64_t global) { return g.owner(global); });

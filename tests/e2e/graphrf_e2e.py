@@ -440,6 +440,103 @@ def edge_cut(matrix, part):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Commands that compute (grf, attention, wavelet): their files in ascending original-id order, inputs made here
+
+def read_csr(group):
+    """An anndata CSR group (indptr, indices, data, attrs shape) of an open h5py file, in the file's order."""
+    shape = tuple(int(x) for x in group.attrs["shape"])
+    return sp.csr_matrix((group["data"][:], group["indices"][:], group["indptr"][:]), shape=shape)
+
+
+def id_order(ids):
+    """The permutation that puts a file's rows (with /nodes/id `ids`) into ascending id order: row order[k] of
+    the file holds the k-th smallest id."""
+    return np.argsort(np.asarray(ids), kind="stable")
+
+
+def permute_by_id(matrix, ids):
+    """A square matrix over graphrf's global indices (rows and columns in /nodes/id order), rows and columns
+    permuted into ascending original-id order; sparse in, CSR with sorted indices out; dense in, dense out."""
+    order = id_order(ids)
+    if sp.issparse(matrix):
+        m = sp.csr_matrix(sp.csr_matrix(matrix)[order][:, order])
+        m.sort_indices()
+        return m
+    return np.asarray(matrix)[order][:, order]
+
+
+def relative_max_error(got, expected):
+    """max |got - expected| / max |expected| (0 when both are zero)."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    assert got.shape == expected.shape, "shapes %s and %s differ" % (got.shape, expected.shape)
+    scale = np.max(np.abs(expected)) if expected.size else 0.0
+    diff = np.max(np.abs(got - expected)) if got.size else 0.0
+    return diff / scale if scale > 0 else diff
+
+
+def grid_edge_list(rows, cols, seed=0, id_base=1000, id_step=7):
+    """A rows x cols grid as an edge-list text whose ids are not 0..N-1 and are not in grid order: cell
+    (r, c) gets id id_base + id_step * perm[r * cols + c] for a seeded permutation; the edges are listed in a
+    shuffled order, each in a random direction, after a comment line. Returns (text, ids ascending,
+    id_of_cell as an array of shape (rows, cols))."""
+    rng = np.random.default_rng(seed)
+    n = rows * cols
+    id_of_cell = (id_base + id_step * rng.permutation(n)).reshape(rows, cols)
+    edges = []
+    for r in range(rows):
+        for c in range(cols):
+            if c + 1 < cols:
+                edges.append((id_of_cell[r, c], id_of_cell[r, c + 1]))
+            if r + 1 < rows:
+                edges.append((id_of_cell[r, c], id_of_cell[r + 1, c]))
+    lines = ["# %dx%d grid, ids shuffled" % (rows, cols)]
+    for k in rng.permutation(len(edges)):
+        u, v = edges[k]
+        if rng.random() < 0.5:
+            u, v = v, u
+        lines.append("%d %d" % (u, v))
+    return "\n".join(lines) + "\n", np.sort(id_of_cell.ravel()), id_of_cell
+
+
+def write_qkv(path, q, k, v, ids=None):
+    """A Q/K/V input of `graphrf attention --qkv`: /q, /k (N x d or N x H x d), /v (N x dv or N x H x dv) and,
+    when ids is given, /nodes/id naming the node of each row."""
+    with h5py.File(path, "w") as f:
+        f["q"], f["k"], f["v"] = q, k, v
+        if ids is not None:
+            f["nodes/id"] = np.asarray(ids, dtype=np.int64)
+    return path
+
+
+def expect_error(np_, args, *needles, directory, program=None, env=None, regex=None, prefix="graphrf: error: ",
+                 timeout=30):
+    """Runs one failing case and checks the bad-input contract: non-zero exit within `timeout` (no rank left
+    hanging), exactly one line from graphrf on stderr, starting with `prefix` and containing every needle
+    (and matching regex), no RESULT line, and no file left in `directory` ("{out}" in args is replaced by
+    DIRECTORY/out.h5, which must not exist afterwards, nor its .partial). Returns the error line."""
+    out = os.path.join(directory, "out.h5")
+    before = set(os.listdir(directory))
+    r = run(np_, [a.replace("{out}", out) if isinstance(a, str) else a for a in args], program=program, env=env,
+            timeout=timeout, check=False)
+    ctx = "\n" + r.describe()
+    assert r.returncode != 0, "exit 0 on bad input" + ctx
+    errors = r.graphrf_errors()
+    assert len(errors) == 1, "expected exactly one graphrf error line, got %d" % len(errors) + ctx
+    line = errors[0]
+    assert line.startswith(prefix), line
+    for needle in needles:
+        assert needle in line, "%r not in %r" % (needle, line)
+    if regex:
+        assert re.search(regex, line), "%r does not match %r" % (line, regex)
+    assert "RESULT" not in r.stdout, ctx
+    assert not os.path.exists(out) and not os.path.exists(out + ".partial"), "output left behind" + ctx
+    left = set(os.listdir(directory)) - before
+    assert not left, "files left behind: %s%s" % (left, ctx)
+    print("      np=%s: %s" % (np_, line.replace(directory, "DIR")), flush=True)
+    return line
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # A minimal test runner: every test is a function; AssertionError or any exception fails it; Skip skips it.
 
 class Skip(Exception):

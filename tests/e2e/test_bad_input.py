@@ -9,7 +9,6 @@ file), must give
 """
 
 import os
-import re
 
 import graphrf_e2e as e2e
 
@@ -20,28 +19,9 @@ def good_lines(n):
     return "".join("%d %d\n" % (i, i + 1) for i in range(n))
 
 
-def expect_error(np_, args, *needles, directory, program=None, env=None, regex=None, prefix="graphrf: error: "):
-    """Runs one failing case and checks the common contract; returns the graphrf error line."""
-    out = os.path.join(directory, "out.h5")
-    before = set(os.listdir(directory))
-    r = e2e.run(np_, [a.replace("{out}", out) if isinstance(a, str) else a for a in args], program=program, env=env,
-                timeout=TIMEOUT, check=False)
-    ctx = "\n" + r.describe()
-    assert r.returncode != 0, "exit 0 on bad input" + ctx
-    errors = r.graphrf_errors()
-    assert len(errors) == 1, "expected exactly one graphrf error line, got %d" % len(errors) + ctx
-    line = errors[0]
-    assert line.startswith(prefix), line
-    for needle in needles:
-        assert needle in line, "%r not in %r" % (needle, line)
-    if regex:
-        assert re.search(regex, line), "%r does not match %r" % (line, regex)
-    assert "RESULT" not in r.stdout, ctx
-    assert not os.path.exists(out) and not os.path.exists(out + ".partial"), "output left behind" + ctx
-    left = set(os.listdir(directory)) - before
-    assert not left, "files left behind: %s%s" % (left, ctx)
-    print("      np=%s: %s" % (np_, line.replace(directory, "DIR")), flush=True)
-    return line
+def expect_error(np_, args, *needles, **kw):
+    """Runs one failing case and checks the common contract (graphrf_e2e.expect_error); returns the error line."""
+    return e2e.expect_error(np_, args, *needles, timeout=TIMEOUT, **kw)
 
 
 def test_missing_file():
