@@ -36,6 +36,12 @@ std::vector<std::uint64_t> H5Input::shape(const std::string& dataset) const {
   return std::vector<std::uint64_t>(dims.begin(), dims.end());
 }
 
+bool H5Input::is_integer(const std::string& dataset) const {
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+  return H5Tget_class(type.get()) == H5T_INTEGER;
+}
+
 void H5Input::read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type,
                         void* out) const {
   const auto dims = shape(dataset);

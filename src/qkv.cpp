@@ -81,6 +81,9 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
                        std::to_string(sq.heads) + "x" + std::to_string(sq.width) + ", k " + std::to_string(sk.heads) +
                        "x" + std::to_string(sk.width) + ", v " + std::to_string(sv.heads) + "x" +
                        std::to_string(sv.width) + ")");
+    if (sq.width < 1 || sv.width < 1)
+      throw InputError(path + ": /q, /k and /v need at least one column (d = " + std::to_string(sq.width) +
+                       ", d_v = " + std::to_string(sv.width) + ")");
     if (static_cast<std::int64_t>(sq.rows) != g.n_global())
       throw InputError(path + ": /q has " + std::to_string(sq.rows) + " rows but the graph has " +
                        std::to_string(g.n_global()) + " nodes");
@@ -106,6 +109,8 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
         }
     if (has_ids) {
       const auto ids = in.shape("/nodes/id");
+      if (!in.is_integer("/nodes/id"))
+        throw InputError(path + ": /nodes/id must hold integer node ids (it has another type)");
       if (ids.size() != 1 || ids[0] != sq.rows)
         throw InputError(path + ": /nodes/id must have one entry per row of /q (" + std::to_string(sq.rows) + ")");
       keys = in.read_rows_int64("/nodes/id", begin, end);

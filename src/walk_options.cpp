@@ -28,6 +28,8 @@ void validate(const WalkOptions& o) {
   if (!(o.p_halt > 0.0 && o.p_halt < 1.0))
     throw InputError("--p-halt: must be in (0, 1) (got " + std::to_string(o.p_halt) + ")");
   if (o.walkers < 1) throw InputError("--walkers: must be >= 1 (got " + std::to_string(o.walkers) + ")");
+  if (o.walkers > 1000000)
+    throw InputError("--walkers: at most 1000000 walkers per node (got " + std::to_string(o.walkers) + ")");
   if (o.coupling == Coupling::antithetic && o.walkers % 2 != 0)
     throw InputError("--walkers: antithetic coupling pairs walkers k and k + n/2, so n must be even (got " +
                      std::to_string(o.walkers) + ")");

@@ -15,6 +15,7 @@ class H5Input {
   const std::string& path() const { return path_; }
   bool has(const std::string& dataset) const;
   std::vector<std::uint64_t> shape(const std::string& dataset) const;
+  bool is_integer(const std::string& dataset) const;  // stored with an integer type
   // Rows [begin, end) of a dataset (all trailing dimensions), converted to double or int64.
   std::vector<double> read_rows_double(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::int64_t> read_rows_int64(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
