@@ -238,7 +238,7 @@ def run_info(directory, key, np_, partition="block", weights="normalized", part_
     assert os.path.exists(out) and not os.path.exists(out + ".partial"), ctx
     o = e2e.Output(out)
     assert o.attrs.get("software") == "graphrf", o.attrs
-    assert re.match(r"^\d+\.\d+\.\d+ \(\w+\)$", o.attrs.get("software_version", "")), o.attrs
+    assert re.match(r"^\d+\.\d+\.\d+ \(\w+(-dirty)?\)$", o.attrs.get("software_version", "")), o.attrs
     assert o.attrs.get("command", "").split()[1:3] == ["info", "--graph"] and path in o.attrs["command"], o.attrs
     assert o.attrs.get("n_ranks") == np_, o.attrs
     assert ISO_UTC.match(o.attrs.get("created", "")), o.attrs
