@@ -116,7 +116,7 @@ int run_bench(const CommandContext& ctx) {
              << " walk_seconds=" << fmt(s.walk_seconds, 3) << " walk_hops_per_s=" << fmt(walk_rate / 1e6, 2) << "M"
              << " walk_hops_per_s_per_rank=" << fmt(walk_rate / p / 1e6, 2) << "M"
              << " cross_rank_share=" << fmt(static_cast<double>(s.cross_rank_hops) / static_cast<double>(s.hops), 3)
-             << " bytes_per_hop=" << fmt(bytes_per_hop, 1) << " grf_seconds=" << fmt(grf_seconds, 3)
+             << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
              << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
              << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
              << " peak_mib_max=" << fmt(comm.max(mem), 0);
