@@ -2,6 +2,8 @@
 #include <charconv>
 
 #include "graphrf/cli.hpp"
+#include "graphrf/dense_gather.hpp"
+#include "graphrf/h5_output.hpp"
 
 namespace graphrf {
 
@@ -23,6 +25,15 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
   return out;
 }
 }  // namespace
+
+DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
+                                        const std::string& out_path, bool reference) {
+  if (!out_path.empty()) check_output_writable(ctx.comm, out_path);
+  DistributedGraph g = load_graph(ctx.comm, options);
+  if (reference) check_reference_size(g);
+  ctx.log.info("graph       " + graph_summary(g));
+  return g;
+}
 
 void add_kernel_options(po::options_description& desc) {
   desc.add_options()

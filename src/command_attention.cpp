@@ -153,14 +153,11 @@ int run_attention_command(const CommandContext& ctx) {
     if (vm["heads"].as<int>() < 1) throw InputError("--heads: must be >= 1");
     if (vm.count("out")) out_path = vm["out"].as<std::string>();
   });
-  if (!out_path.empty()) check_output_writable(comm, out_path);
   const Log& log = ctx.log;
   Timer total;
-  const DistributedGraph g = load_graph(comm, graph_options);
-  if (reference) check_reference_size(g);
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, reference);
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
-  log.info("graph       " + graph_summary(g));
   log.info("inputs      " + (qkv_path.empty() ? std::string("synthetic") : qkv_path) + ": " + std::to_string(qkv.heads) +
            " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
            std::string(feature_kind_name(config.features.kind)));

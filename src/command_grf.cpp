@@ -55,12 +55,9 @@ int run_grf(const CommandContext& ctx) {
     estimator = parse_estimator(ctx.vm["estimator"].as<std::string>());
     if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
   });
-  if (!out_path.empty()) check_output_writable(comm, out_path);
   const Log& log = ctx.log;
   Timer total;
-  const DistributedGraph g = load_graph(comm, graph_options);
-  if (reference) check_reference_size(g);
-  log.info("graph       " + graph_summary(g));
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, reference);
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 
   const GrfRun run = compute_grf(g, kernel, walk, estimator, log);

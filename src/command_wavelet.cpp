@@ -59,12 +59,9 @@ int run_wavelet(const CommandContext& ctx) {
     options.seed = vm["seed"].as<std::uint64_t>();
     if (vm.count("out")) out_path = vm["out"].as<std::string>();
   });
-  if (!out_path.empty()) check_output_writable(comm, out_path);
   const Log& log = ctx.log;
   Timer total_timer;
-  const DistributedGraph g = load_graph(comm, graph_options);
-  if (reference) check_reference_size(g);
-  log.info("graph       " + graph_summary(g));
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, reference);
   const auto h = [&](double lambda) { return kernel_of_laplacian_eigenvalue(kernel, lambda); };
   Timer timer;
   const DistributedOperator laplacian = normalized_laplacian_operator(g);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graphrf/communicator.hpp"
+#include "graphrf/distributed_graph.hpp"
 #include "graphrf/graph_options.hpp"
 #include "graphrf/log.hpp"
 
@@ -36,6 +37,11 @@ int run_cli(const Communicator& comm, int argc, char** argv);
 // The --graph family shared by commands that load a graph.
 void add_graph_options(po::options_description& desc);
 GraphOptions graph_options_from(const po::variables_map& vm);
+
+// The start of every compute command: check that --out can be written (before any work), load and
+// partition the graph, refuse --reference beyond the dense limit, and log the graph.
+DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
+                                        const std::string& out_path, bool reference);
 
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
