@@ -335,7 +335,7 @@ class WalkSimulation {
     std::string line = "walk        " + fmt(now, 1) + " s: " + std::to_string(alive) + " walkers alive of " +
                        std::to_string(total_walkers_) + ", " + fmt(rate / 1e6, 2) + "M hops/s";
     if (!all_finished_ && finish_rate > 0) line += ", ETA " + fmt(static_cast<double>(alive) / finish_rate, 0) + " s";
-    if (last_progress_ > -1e299 || !all_finished_) log_.info(line);
+    if (last_progress_ > -1e299 || !all_finished_) log_.progress(line, all_finished_);
     last_progress_ = now;
   }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Rank-0 console output. Human-readable lines are silenced by --quiet; machine-readable `RESULT key=value`
 // lines and warnings always print.
+#include <unistd.h>
+
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -11,10 +13,19 @@ namespace graphrf {
 
 class Log {
  public:
-  Log(const Communicator& comm, bool quiet) : root_(comm.is_root()), quiet_(quiet) {}
+  Log(const Communicator& comm, bool quiet)
+      : root_(comm.is_root()), quiet_(quiet), terminal_(comm.is_root() && ::isatty(::fileno(stdout))) {}
   bool quiet() const { return quiet_; }
   void info(const std::string& line) const {
     if (root_ && !quiet_) std::printf("%s\n", line.c_str()), std::fflush(stdout);
+  }
+  // Progress of a long phase: on a terminal one line rewritten in place, elsewhere (logs, Slurm output)
+  // a plain line each time. `last` ends the in-place line.
+  void progress(const std::string& line, bool last) const {
+    if (!root_ || quiet_) return;
+    if (terminal_) std::printf("\r%-100s%s", line.c_str(), last ? "\n" : "");
+    else std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
   }
   void warn(const std::string& line) const {
     if (root_) std::fprintf(stderr, "graphrf: warning: %s\n", line.c_str()), std::fflush(stderr);
@@ -27,6 +38,7 @@ class Log {
  private:
   bool root_;
   bool quiet_;
+  bool terminal_;
 };
 
 // Fixed-precision number formatting for reports.
