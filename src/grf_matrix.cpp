@@ -40,8 +40,12 @@ LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::i
     for (auto r = first_run[i]; r < first_run[i + 1]; ++r)
       row.insert(row.end(), deposits.begin() + by_row[static_cast<size_t>(r)].begin, deposits.begin() + by_row[static_cast<size_t>(r)].end);
     auto begin = row.begin(), end = row.end();
+    // (col, step) packed into one integer key: columns stay below 2^43 and steps below 2^20 (max_length
+    // is at most 100000), so the packed order is the (col, step) order and comparisons are cheap.
     std::sort(begin, end, [](const Deposit& a, const Deposit& b) {
-      return std::tie(a.col, a.step, a.load) < std::tie(b.col, b.step, b.load);
+      const auto ka = (static_cast<std::uint64_t>(a.col) << 20) | static_cast<std::uint64_t>(a.step);
+      const auto kb = (static_cast<std::uint64_t>(b.col) << 20) | static_cast<std::uint64_t>(b.step);
+      return ka < kb || (ka == kb && a.load < b.load);
     });
     for (auto it = begin; it != end;) {
       double sum = 0;
