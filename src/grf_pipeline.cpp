@@ -33,6 +33,8 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
   const double rho = spectral_radius(g, walk);
   const int terms = static_cast<int>(walk.max_length) + 1;
   collective_try(comm, [&] {
+    if (g.n_global() >= (std::int64_t{1} << 43))  // grf_matrix packs (column, step) into one 64-bit key
+      throw InputError("--graph: GRFs support up to 2^43 nodes (got " + std::to_string(g.n_global()) + ")");
     validate(kernel, rho);
     run.alpha = kernel_alpha(kernel, terms);
     run.f = estimator == GrfEstimator::asymmetric ? run.alpha : kernel_f(kernel, terms);
