@@ -21,6 +21,13 @@
 
 namespace graphrf::testing {
 
+// Row keys 0 .. n-1.
+inline std::vector<std::int64_t> iota_keys(std::int64_t n) {
+  std::vector<std::int64_t> k(static_cast<size_t>(n));
+  std::iota(k.begin(), k.end(), 0);
+  return k;
+}
+
 // c cliques of s nodes; clique t's last node is joined to clique t+1's first (a ring). The normalised
 // Laplacian has c eigenvalues below ~2/s^2 and the rest near s/(s-1): a wide gap after lambda_c.
 inline Eigen::MatrixXd ring_of_cliques(int cliques, int size) {

@@ -16,8 +16,10 @@
 
 #include "graphrf/error.hpp"
 #include "graphrf/kernel.hpp"
+#include "kernel_test_support.hpp"
 
 using namespace graphrf;
+using graphrf::testing::named;
 
 namespace {
 
@@ -30,15 +32,6 @@ Eigen::MatrixXd random_weighted_graph(int n, double p, unsigned seed) {
     for (int j = i + 1; j < n; ++j)
       if (coin(rng) < p || j == i + 1) A(i, j) = A(j, i) = weight(rng);
   return A;
-}
-
-KernelSpec named(KernelKind kind, double beta = 1.0, double power = 1.0, double shift = 2.0) {
-  KernelSpec s;
-  s.kind = kind;
-  s.beta = beta;
-  s.power = power;
-  s.shift = shift;
-  return s;
 }
 
 // exp(X) by scaling and squaring with a 30-term Taylor polynomial (||X / 2^s||_1 <= 1/2).

@@ -15,19 +15,12 @@
 #include <vector>
 
 #include "graphrf/error.hpp"
+#include "kernel_test_support.hpp"
 
 using namespace graphrf;
+using graphrf::testing::named;
 
 namespace {
-
-KernelSpec named(KernelKind kind, double beta = 1.0, double power = 1.0, double shift = 2.0) {
-  KernelSpec s;
-  s.kind = kind;
-  s.beta = beta;
-  s.power = power;
-  s.shift = shift;
-  return s;
-}
 
 KernelSpec user(KernelKind kind, std::vector<double> c) {
   KernelSpec s;

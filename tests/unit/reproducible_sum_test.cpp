@@ -11,15 +11,8 @@
 
 
 using namespace graphrf;
+using graphrf::testing::iota_keys;
 using graphrf::testing::keyed_test_block;
-
-namespace {
-std::vector<std::int64_t> iota_keys(std::int64_t n) {
-  std::vector<std::int64_t> k(static_cast<size_t>(n));
-  std::iota(k.begin(), k.end(), 0);
-  return k;
-}
-}  // namespace
 
 TEST(RowBlockReducer, MatchesPlainSumsOnOneRank) {
   Communicator self(MPI_COMM_SELF);

@@ -11,14 +11,10 @@
 #include "wavelet_test_graphs.hpp"
 
 using namespace graphrf;
+using graphrf::testing::iota_keys;
 using graphrf::testing::keyed_test_block;
 
 namespace {
-std::vector<std::int64_t> iota_keys(std::int64_t n) {
-  std::vector<std::int64_t> k(static_cast<size_t>(n));
-  std::iota(k.begin(), k.end(), 0);
-  return k;
-}
 
 // X = U diag(sigma) V^T with orthonormal U (n x b), V (b x b) and singular values from 1 down to 1/cond.
 Eigen::MatrixXd with_condition_number(const std::vector<std::int64_t>& keys, Eigen::Index b, double cond) {
