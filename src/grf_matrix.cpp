@@ -5,7 +5,8 @@
 
 namespace graphrf {
 
-LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t n_local, std::int64_t walkers) {
+LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
+                                           std::int64_t walkers) {
   // Deposits arrive in runs of one row (a walk's visits on one rank). Group the runs by row with a
   // counting sort of runs, not of deposits: no second copy of the deposits, and sequential reads.
   struct Run {
@@ -30,13 +31,15 @@ LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::i
   }
   LengthResolvedGrf m;
   m.indptr.assign(static_cast<size_t>(n_local) + 1, 0);
-  m.col.reserve(deposits.size());  // at most one entry per deposit: no regrowth
-  m.length.reserve(deposits.size());
-  m.value.reserve(deposits.size());
+  const size_t most = deposits.size() + static_cast<size_t>(n_local);  // one entry per deposit at most, plus M_0
+  m.col.reserve(most);  // no regrowth
+  m.length.reserve(most);
+  m.value.reserve(most);
   const double inv_n = 1.0 / static_cast<double>(walkers);
   std::vector<Deposit> row;
   for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) {
-    row.clear();
+    // The n unit loads at (start, step 0), as one deposit carrying their exact sum n.
+    row.assign(1, Deposit{first_row + static_cast<std::int64_t>(i), static_cast<double>(walkers), 0, 0});
     for (auto r = first_run[i]; r < first_run[i + 1]; ++r)
       row.insert(row.end(), deposits.begin() + by_row[static_cast<size_t>(r)].begin, deposits.begin() + by_row[static_cast<size_t>(r)].end);
     auto begin = row.begin(), end = row.end();

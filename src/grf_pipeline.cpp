@@ -49,7 +49,7 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     WalkResult result = run_walks(g, o, log, limits);
     run.walks.push_back(result.stats);
     Timer timer;
-    run.by_length.push_back(assemble_length_resolved(std::move(result.deposits), g.n_local(), walk.walkers));
+    run.by_length.push_back(assemble_length_resolved(std::move(result.deposits), g.first(), g.n_local(), walk.walkers));
     run.phi.push_back(combine_lengths(run.by_length.back(), run.f));
     run.assemble_seconds += comm.max(timer.seconds());
   }

@@ -73,8 +73,8 @@ class WalkSimulation {
     deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
     total_walkers_ = g.n_global() * o.walkers;
-    // Every walk deposits 1/p visits on average, most of them at home: reserve once instead of regrowing.
-    const double expected = static_cast<double>(g.n_local() * o.walkers) / o.p_halt * 1.05;
+    // A walk stores (1 - p)/p visits on average (its hops), most of them at home: reserve once, no regrowth.
+    const double expected = static_cast<double>(g.n_local() * o.walkers) * (1.0 - o.p_halt) / o.p_halt * 1.05;
     if (limits.record_deposits) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 
@@ -170,7 +170,8 @@ class WalkSimulation {
       return;
     }
     const auto v = static_cast<size_t>(w.at - first_);
-    if (limits_.record_deposits) lane.visits.push_back({w.at, w.load, 0, w.step});
+    // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
+    if (limits_.record_deposits && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
     if (w.step == o_.max_length) {
       ++truncated_;
       return finish(lane);

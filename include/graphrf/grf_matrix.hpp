@@ -30,8 +30,11 @@ struct SparseRows {
   std::int64_t n_local() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
 };
 
-// Consumes the deposits of walks started at this rank's n_local rows.
-LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t n_local, std::int64_t walkers);
+// Consumes the deposits of walks started at this rank's rows (global indices first_row ..
+// first_row + n_local - 1). Deposits of step 0 are not stored by the walk engine: every walker is at its
+// start node with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
+LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
+                                           std::int64_t walkers);
 
 // Phi = sum_t f_t M_t (terms beyond f's length count as zero).
 SparseRows combine_lengths(const LengthResolvedGrf& m, std::span<const double> f);
