@@ -5,10 +5,6 @@
 
 namespace graphrf {
 
-MinAvgMax min_avg_max(const Communicator& comm, double local) {
-  return {comm.min(local), comm.sum(local) / comm.size(), comm.max(local)};
-}
-
 std::vector<std::int64_t> connected_component_labels(const DistributedGraph& g) {
   const auto n = static_cast<size_t>(g.n_local());
   const std::int64_t first = g.first();

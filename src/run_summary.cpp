@@ -10,18 +10,21 @@ double peak_memory_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+MinAvgMax min_avg_max(const Communicator& comm, double local) {
+  return {comm.min(local), comm.sum(local) / comm.size(), comm.max(local)};
+}
+
 void print_run_summary(const Log& log, const Communicator& comm, double seconds, std::int64_t bytes_sent) {
-  const double p = comm.size();
-  const double mem = peak_memory_mib(), mb = static_cast<double>(bytes_sent) / 1e6;
-  const double t_min = comm.min(seconds), t_avg = comm.sum(seconds) / p, t_max = comm.max(seconds);
-  const double b_min = comm.min(mb), b_avg = comm.sum(mb) / p, b_max = comm.max(mb);
-  const double m_min = comm.min(mem), m_avg = comm.sum(mem) / p, m_max = comm.max(mem);
-  log.info("per rank    min / avg / max   time " + fmt(t_min, 2) + " / " + fmt(t_avg, 2) + " / " + fmt(t_max, 2) +
-           " s   sent " + fmt(b_min, 1) + " / " + fmt(b_avg, 1) + " / " + fmt(b_max, 1) + " MB   peak memory " +
-           fmt(m_min, 0) + " / " + fmt(m_avg, 0) + " / " + fmt(m_max, 0) + " MiB");
-  log.result("summary=run ranks=" + std::to_string(comm.size()) + " seconds_max=" + fmt(t_max, 4) + " seconds_avg=" +
-             fmt(t_avg, 4) + " sent_mb_max=" + fmt(b_max, 3) + " sent_mb_total=" + fmt(b_avg * p, 3) +
-             " peak_mib_max=" + fmt(m_max, 1) + " peak_mib_avg=" + fmt(m_avg, 1));
+  const MinAvgMax t = min_avg_max(comm, seconds), b = min_avg_max(comm, static_cast<double>(bytes_sent) / 1e6),
+                  m = min_avg_max(comm, peak_memory_mib());
+  auto three = [](const MinAvgMax& x, int precision) {
+    return fmt(x.min, precision) + " / " + fmt(x.avg, precision) + " / " + fmt(x.max, precision);
+  };
+  log.info("per rank    min / avg / max   time " + three(t, 2) + " s   sent " + three(b, 1) + " MB   peak memory " +
+           three(m, 0) + " MiB");
+  log.result("summary=run ranks=" + std::to_string(comm.size()) + " seconds_max=" + fmt(t.max, 4) + " seconds_avg=" +
+             fmt(t.avg, 4) + " sent_mb_max=" + fmt(b.max, 3) + " sent_mb_total=" + fmt(b.avg * comm.size(), 3) +
+             " peak_mib_max=" + fmt(m.max, 1) + " peak_mib_avg=" + fmt(m.avg, 1));
 }
 
 }  // namespace graphrf

@@ -4,13 +4,9 @@
 #include <cstdint>
 
 #include "graphrf/distributed_graph.hpp"
+#include "graphrf/run_summary.hpp"
 
 namespace graphrf {
-
-struct MinAvgMax {
-  double min = 0, avg = 0, max = 0;
-};
-MinAvgMax min_avg_max(const Communicator& comm, double local);
 
 struct GraphStatistics {
   std::int64_t nodes = 0, edges = 0, isolated = 0, components = 0, edge_cut = 0;

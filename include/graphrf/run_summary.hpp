@@ -7,6 +7,12 @@
 
 namespace graphrf {
 
+// A per-rank figure reduced over ranks.
+struct MinAvgMax {
+  double min = 0, avg = 0, max = 0;
+};
+MinAvgMax min_avg_max(const Communicator& comm, double local);
+
 // Peak resident memory of this process so far, in MiB.
 double peak_memory_mib();
 
