@@ -50,6 +50,8 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
       throw InputError("--head-betas: " + std::to_string(config.head_betas.size()) + " values for " +
                        std::to_string(qkv.heads) + " heads");
   });
+  // Heads sharing walks validate their kernels against one spectral radius (compute_grf finds its own).
+  const double rho = config.shared_walks ? spectral_radius(g, config.walk) : 1.0;
   for (int h = 0; h < qkv.heads; ++h) {
     HeadResult& r = heads[static_cast<size_t>(h)];
     r.kernel = config.kernel;
@@ -60,7 +62,6 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
       r.grf.estimator = base.estimator;
       r.grf.walks = base.walks;
       r.grf.by_length = base.by_length;
-      const double rho = spectral_radius(g, config.walk);
       collective_try(comm, [&] {
         validate(r.kernel, rho);
         const int terms = static_cast<int>(config.walk.max_length) + 1;

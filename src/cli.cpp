@@ -89,7 +89,6 @@ namespace {
 std::string any_to_string(const boost::any& v) {
   if (auto p = boost::any_cast<std::string>(&v)) return *p;
   if (auto p = boost::any_cast<int>(&v)) return std::to_string(*p);
-  if (auto p = boost::any_cast<long>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<std::int64_t>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<std::uint64_t>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<unsigned long long>(&v)) return std::to_string(*p);

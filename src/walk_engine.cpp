@@ -41,7 +41,7 @@ class DuplicateComm {
 class WalkSimulation {
  public:
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits)
-      : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()), rank_(g.comm->rank()) {
+      : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()) {
     const auto n_arcs = g.col.size();
     first_ = g.first();
     last_ = first_ + g.n_local();
@@ -240,7 +240,6 @@ class WalkSimulation {
     const auto bytes = static_cast<int>(s.walkers.size() * sizeof(Walker));
     check_mpi(MPI_Isend(s.walkers.data(), bytes, MPI_BYTE, dest, kWalkerTag, comm_.get(), &s.request), "MPI_Isend");
     ++messages_;
-    ++walker_messages_;
     bytes_ += bytes;
     sends_.push_back(std::move(s));
   }
@@ -253,7 +252,6 @@ class WalkSimulation {
     const auto bytes = static_cast<int>(s.deposits.size() * sizeof(Deposit));
     check_mpi(MPI_Isend(s.deposits.data(), bytes, MPI_BYTE, dest, kDepositTag, comm_.get(), &s.request), "MPI_Isend");
     ++messages_;
-    ++deposit_messages_;
     ++deposit_messages_to_[static_cast<size_t>(dest)];
     bytes_ += bytes;
     sends_.push_back(std::move(s));
@@ -366,8 +364,6 @@ class WalkSimulation {
     s.length_histogram = c.allreduce(histogram_, MPI_SUM);
     s.messages_sent = messages_;
     s.bytes_sent = bytes_;
-    s.walker_messages = walker_messages_;
-    s.deposit_messages = deposit_messages_;
     // Conservation: every walker started once and finished once; every hop is counted once.
     std::int64_t finished = 0, hop_sum = 0;
     for (size_t t = 0; t < s.length_histogram.size(); ++t) {
@@ -385,7 +381,7 @@ class WalkSimulation {
   const Log& log_;
   const WalkLimits& limits_;
   DuplicateComm comm_;
-  int p_, rank_;
+  int p_;
   // Arc target and importance factor side by side: one cache line serves both.
   struct HopArc {
     std::int64_t target;
@@ -408,7 +404,7 @@ class WalkSimulation {
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0;
   std::vector<std::int64_t> histogram_;
-  std::int64_t messages_ = 0, bytes_ = 0, walker_messages_ = 0, deposit_messages_ = 0;
+  std::int64_t messages_ = 0, bytes_ = 0;
   std::vector<std::int64_t> deposit_messages_to_;
   std::int64_t deposit_messages_received_ = 0;
 

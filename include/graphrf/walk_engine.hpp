@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "graphrf/distributed_graph.hpp"
-#include "graphrf/huge_pages.hpp"
 #include "graphrf/log.hpp"
 #include "graphrf/walk_options.hpp"
 
@@ -40,7 +39,7 @@ struct WalkStatistics {
   std::vector<std::int64_t> length_histogram;  // walks by number of hops, 0..max_length (global)
   std::int64_t cross_rank_hops = 0;    // hops onto another rank's node (global)
   // This rank's traffic and time.
-  std::int64_t messages_sent = 0, bytes_sent = 0, walker_messages = 0, deposit_messages = 0;
+  std::int64_t messages_sent = 0, bytes_sent = 0;
   double walk_seconds = 0;
 };
 
