@@ -6,12 +6,12 @@
 #include <iostream>
 #include <sstream>
 
-#include "graphrf/canonical_graph.hpp"
-#include "graphrf/cli.hpp"
-#include "graphrf/main_guard.hpp"
-#include "graphrf/mpi_environment.hpp"
-#include "graphrf/partitioner.hpp"
-#include "graphrf/timer.hpp"
+#include "graphrf/io/canonical_graph.hpp"
+#include "graphrf/cli/cli.hpp"
+#include "graphrf/mpi/main_guard.hpp"
+#include "graphrf/mpi/mpi_environment.hpp"
+#include "graphrf/partition/partitioner.hpp"
+#include "graphrf/core/timer.hpp"
 
 namespace po = boost::program_options;
 using namespace graphrf;

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "graphrf/mpi_environment.hpp"
+#include "graphrf/mpi/mpi_environment.hpp"
 
 namespace {
 class RankTaggedFailures : public ::testing::EmptyTestEventListener {

@@ -2,7 +2,7 @@
 // some library types take a Communicator; the tests here never communicate.
 #include <gtest/gtest.h>
 
-#include "graphrf/mpi_environment.hpp"
+#include "graphrf/mpi/mpi_environment.hpp"
 
 int main(int argc, char** argv) {
   graphrf::MpiEnvironment env(argc, argv);

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "graphrf/communicator.hpp"
-#include "graphrf/counter_rng.hpp"
-#include "graphrf/distributed_operator.hpp"
+#include "graphrf/mpi/communicator.hpp"
+#include "graphrf/core/counter_rng.hpp"
+#include "graphrf/mpi/distributed_operator.hpp"
 
 namespace graphrf::testing {
 

@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "graphrf/attention_pipeline.hpp"
-#include "graphrf/dense_gather.hpp"
-#include "graphrf/dense_reference.hpp"
-#include "graphrf/h5_output.hpp"
+#include "graphrf/attention/attention_pipeline.hpp"
+#include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/grf/dense_reference.hpp"
+#include "graphrf/io/h5_output.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;

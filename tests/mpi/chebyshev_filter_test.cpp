@@ -1,5 +1,5 @@
 // Distributed Chebyshev filtering gives the same bits as on one rank, for every layout.
-#include "graphrf/chebyshev.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "graphrf/counter_rng.hpp"
-#include "graphrf/distributed_graph.hpp"
-#include "graphrf/graph_statistics.hpp"
+#include "graphrf/core/counter_rng.hpp"
+#include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/graph/graph_statistics.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;

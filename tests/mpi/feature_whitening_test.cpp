@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "graphrf/counter_rng.hpp"
-#include "graphrf/error.hpp"
-#include "graphrf/feature_map.hpp"
-#include "graphrf/whitening.hpp"
+#include "graphrf/core/counter_rng.hpp"
+#include "graphrf/core/error.hpp"
+#include "graphrf/attention/feature_map.hpp"
+#include "graphrf/attention/whitening.hpp"
 
 using namespace graphrf;
 namespace {

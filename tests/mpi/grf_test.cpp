@@ -7,11 +7,11 @@
 #include <cmath>
 #include <map>
 
-#include "graphrf/dense_gather.hpp"
-#include "graphrf/dense_reference.hpp"
-#include "graphrf/grf_pipeline.hpp"
-#include "graphrf/request_reply.hpp"
-#include "graphrf/walk_step.hpp"
+#include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/grf/dense_reference.hpp"
+#include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/mpi/request_reply.hpp"
+#include "graphrf/walks/walk_step.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;

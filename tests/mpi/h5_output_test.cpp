@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "graphrf/communicator.hpp"
-#include "graphrf/h5_output.hpp"
+#include "graphrf/mpi/communicator.hpp"
+#include "graphrf/io/h5_output.hpp"
 #include "graphrf/version.hpp"
 
 namespace graphrf {

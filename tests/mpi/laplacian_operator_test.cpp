@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "graphrf/counter_rng.hpp"
-#include "graphrf/laplacian_operator.hpp"
-#include "graphrf/random_wavelet_features.hpp"
+#include "graphrf/core/counter_rng.hpp"
+#include "graphrf/graph/laplacian_operator.hpp"
+#include "graphrf/spectral/random_wavelet_features.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;

@@ -11,8 +11,8 @@
 #include <tuple>
 #include <vector>
 
-#include "graphrf/communicator.hpp"
-#include "graphrf/distributed_graph.hpp"
+#include "graphrf/mpi/communicator.hpp"
+#include "graphrf/graph/distributed_graph.hpp"
 
 namespace graphrf::testing {
 

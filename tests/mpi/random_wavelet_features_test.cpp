@@ -4,7 +4,7 @@
 // this size, and it needs no broadcast that could itself hide a difference). Then each prefix communicator
 // of 1..P ranks runs the distributed computation under four layouts (even, uneven, an empty rank, rows
 // permuted across ranks) and every rank compares its rows with the reference rows of the same nodes.
-#include "graphrf/random_wavelet_features.hpp"
+#include "graphrf/spectral/random_wavelet_features.hpp"
 
 #include <gtest/gtest.h>
 

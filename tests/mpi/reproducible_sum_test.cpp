@@ -1,7 +1,7 @@
 // RowBlockReducer across rank counts and layouts: the sums have the same bits as on one rank, including
 // layouts with an empty rank and rows permuted across ranks. Every rank count from 1 to P is run from one
 // launch at P ranks (prefix sub-communicators).
-#include "graphrf/reproducible_sum.hpp"
+#include "graphrf/mpi/reproducible_sum.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Eigencount, lambda_K dichotomy and Lanczos lambda_max give the same bits at every rank count and layout.
-#include "graphrf/spectrum_estimate.hpp"
+#include "graphrf/spectral/spectrum_estimate.hpp"
 
 #include <gtest/gtest.h>
 

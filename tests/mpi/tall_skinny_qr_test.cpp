@@ -1,5 +1,5 @@
 // Distributed CholeskyQR2: Q and R have the same bits at every rank count and layout.
-#include "graphrf/tall_skinny_qr.hpp"
+#include "graphrf/spectral/tall_skinny_qr.hpp"
 
 #include <gtest/gtest.h>
 

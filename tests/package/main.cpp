@@ -3,13 +3,13 @@
 // HDF5 link. Prints one line the package test checks. No MPI call is made, so it runs without mpirun.
 #include <iostream>
 
-#include "graphrf/block_distribution.hpp"
-#include "graphrf/cli.hpp"
-#include "graphrf/counter_rng.hpp"
-#include "graphrf/dense_reference.hpp"
-#include "graphrf/graph_formats.hpp"
-#include "graphrf/h5_output.hpp"
-#include "graphrf/partitioner.hpp"
+#include "graphrf/mpi/block_distribution.hpp"
+#include "graphrf/cli/cli.hpp"
+#include "graphrf/core/counter_rng.hpp"
+#include "graphrf/grf/dense_reference.hpp"
+#include "graphrf/io/graph_formats.hpp"
+#include "graphrf/io/h5_output.hpp"
+#include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
 int main() {

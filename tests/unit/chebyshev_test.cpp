@@ -1,5 +1,5 @@
 // Chebyshev filtering against exact spectral filtering computed densely, and the Jackson band-pass.
-#include "graphrf/chebyshev.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "graphrf/counter_rng.hpp"
+#include "graphrf/core/counter_rng.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Dense references: the closed-form kernel matrices against the truncated power series, against matrix
 // functions computed independently here (scaling-and-squaring Taylor exp, LU inverses, matrix powers, a
 // Taylor cosine, an eigendecomposition of L rather than W), and Phi Phi^T = M for Phi = sum_k f_k W^k.
-#include "graphrf/dense_reference.hpp"
+#include "graphrf/grf/dense_reference.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "graphrf/error.hpp"
-#include "graphrf/kernel.hpp"
+#include "graphrf/core/error.hpp"
+#include "graphrf/grf/kernel.hpp"
 #include "kernel_test_support.hpp"
 
 using namespace graphrf;

@@ -5,7 +5,7 @@
 // and accepts |mean - exact| <= 5 s / sqrt(R), s the sample standard deviation: under the normal
 // approximation of the mean this fails with probability 5.7e-7. The estimates are lognormal-like with
 // small spread at the inputs used (|x|, |y| <= 1.2 before the d^-1/4 scaling), so the approximation is good.
-#include "graphrf/feature_map.hpp"
+#include "graphrf/attention/feature_map.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "graphrf/error.hpp"
+#include "graphrf/core/error.hpp"
 
 using namespace graphrf;
 

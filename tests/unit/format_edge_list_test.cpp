@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "graphrf/graph_formats.hpp"
+#include "graphrf/io/graph_formats.hpp"
 #include "unit/format_test_util.hpp"
 
 using namespace graphrf;

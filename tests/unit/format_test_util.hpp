@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "graphrf/error.hpp"
-#include "graphrf/graph_formats.hpp"
+#include "graphrf/core/error.hpp"
+#include "graphrf/io/graph_formats.hpp"
 
 namespace graphrf {
 

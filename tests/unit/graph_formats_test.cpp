@@ -1,5 +1,5 @@
 // Format names, detection, line counting, option checks and error-message shape shared by all formats.
-#include "graphrf/graph_formats.hpp"
+#include "graphrf/io/graph_formats.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "graphrf/error.hpp"
+#include "graphrf/core/error.hpp"
 #include "unit/format_test_util.hpp"
 
 using namespace graphrf;

@@ -1,7 +1,7 @@
 // Kernel coefficients alpha, modulation functions f and their validation (ALGORITHMS.md §1.1-1.3).
 // Every expected value is computed here independently: closed forms via std::tgamma / std::pow, and the
 // documented cosine values from ALGORITHMS.md §1.3.
-#include "graphrf/kernel.hpp"
+#include "graphrf/grf/kernel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "graphrf/error.hpp"
+#include "graphrf/core/error.hpp"
 #include "kernel_test_support.hpp"
 
 using namespace graphrf;

@@ -1,6 +1,6 @@
 #pragma once
 // A named kernel spec in one call, for the kernel and dense-reference tests.
-#include "graphrf/kernel.hpp"
+#include "graphrf/grf/kernel.hpp"
 
 namespace graphrf::testing {
 

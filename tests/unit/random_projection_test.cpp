@@ -3,7 +3,7 @@
 // constant): for n i.i.d. samples, P(sup |F_n - F| > eps) <= 2 exp(-2 n eps^2), so the Kolmogorov-Smirnov
 // statistic stays below eps = sqrt(ln(2/alpha) / (2n)) except with probability alpha = 1e-6. This bound
 // is exact for every n (not asymptotic).
-#include "graphrf/random_projection.hpp"
+#include "graphrf/attention/random_projection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <functional>
 #include <vector>
 
-#include "graphrf/error.hpp"
+#include "graphrf/core/error.hpp"
 
 using namespace graphrf;
 

@@ -1,6 +1,6 @@
 // Random wavelet features end to end on one rank: kernel error against the exact h(L) and the best rank-K
 // error, the S001 Prop. 1 bound, the Lanczos path for other operators, determinism, and bad input.
-#include "graphrf/random_wavelet_features.hpp"
+#include "graphrf/spectral/random_wavelet_features.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "graphrf/chebyshev.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
 #include "wavelet_test_graphs.hpp"
 
 using namespace graphrf;

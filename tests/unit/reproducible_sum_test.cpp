@@ -1,6 +1,6 @@
 // RowBlockReducer on one rank: the sums are the plain X^T Y, X^T X and ||X||_F^2 (to rounding), the Gram
 // matrix is exactly symmetric, and bad keys are refused.
-#include "graphrf/reproducible_sum.hpp"
+#include "graphrf/mpi/reproducible_sum.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 // compute that bias exactly from the eigenvalues. With t = 20 a check fails for at most 4e-9 of seeds; for
 // the dichotomy, whose end point depends on R, a union bound over the <= 2^11 dyadic midpoints it can visit
 // in 10 iterations gives <= 2^11 * 2 e^{-20} < 1e-5.
-#include "graphrf/spectrum_estimate.hpp"
+#include "graphrf/spectral/spectrum_estimate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include <cmath>
 #include <vector>
 
-#include "graphrf/chebyshev.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
 #include "wavelet_test_graphs.hpp"
 
 using namespace graphrf;

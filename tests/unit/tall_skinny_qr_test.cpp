@@ -1,6 +1,6 @@
 // CholeskyQR2 (and its shifted variant) on one rank: orthonormal Q, Q R = X, R upper triangular with a
 // positive diagonal; rank-deficient blocks are refused.
-#include "graphrf/tall_skinny_qr.hpp"
+#include "graphrf/spectral/tall_skinny_qr.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Halting and antithetic termination draws (ALGORITHMS.md 1.4, 3.1).
-#include "graphrf/walk_step.hpp"
+#include "graphrf/walks/walk_step.hpp"
 
 #include <gtest/gtest.h>
 

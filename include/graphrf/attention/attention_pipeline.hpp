@@ -1,0 +1,39 @@
+#pragma once
+// GRF-masked attention for every head: walks (one ensemble per head, or one shared by all heads when only f
+// differs between them, reusing M_t), feature maps, the distributed masked attention and the unmasked
+// linear baseline with the same features.
+#include <string>
+#include <vector>
+
+#include "graphrf/attention/feature_map.hpp"
+#include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/attention/masked_attention.hpp"
+#include "graphrf/attention/qkv.hpp"
+
+namespace graphrf {
+
+struct AttentionConfig {
+  KernelSpec kernel;
+  std::vector<double> head_betas;  // optional: beta of each head (else kernel.beta for all)
+  WalkOptions walk;
+  GrfEstimator estimator = GrfEstimator::symmetric;
+  bool shared_walks = false;       // all heads use one walk ensemble (their kernels differ only in f)
+  FeatureOptions features;
+  double dark_ridge = 0.0;
+  std::string normalizer = "auto"; // auto | error | clamp | skip
+  double normalizer_eps = 1e-12;
+};
+
+struct HeadResult {
+  KernelSpec kernel;
+  GrfRun grf;
+  RowMatrix phi_q, phi_k;
+  RowMatrix output, linear;        // GRF-masked and unmasked linear attention
+  AttentionStats stats, linear_stats;
+  NormalizerPolicy policy;
+};
+
+std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& qkv, const AttentionConfig& config,
+                                      const Log& log, const WalkLimits& limits = {});
+
+}  // namespace graphrf

@@ -1,0 +1,52 @@
+#pragma once
+// GRF-masked linear attention across ranks (ALGORITHMS.md 2.2, 2.4; paper 000 Alg. 1 and 2), one head at
+// a time. Inputs are this rank's rows: features phi(q_i), phi(k_i) (n_local x m), values v_i (n_local x d_v),
+// and the sparse GRF rows of the owned nodes. Nothing of size N x Nm is ever formed.
+//
+// Symmetric (Alg. 1): key pass S[q] += g phi(k_j) v_j^T, z[q] += g phi(k_j) over the nonzeros (q, g) of
+// the key-side row j, summed locally per q in row order, then one block per remote q goes to q's owner,
+// which adds the partial sums in source-rank order (a fixed order, so a run is reproducible). Query pass:
+// out_i = sum_(q,g) g phi(q_i)^T S[q] / sum_(q,g) g phi(q_i)^T z[q], fetching the S[q] and z[q] it needs.
+// Asymmetric (Alg. 2): out_i = sum_j G[i,j] phi(q_i).phi(k_j) v_j / sum_j G[i,j] phi(q_i).phi(k_j), fetching
+// phi(k_j) and v_j of the visited remote nodes.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <string_view>
+
+#include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/grf/grf_matrix.hpp"
+
+namespace graphrf {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+enum class BadNormalizer { error, clamp, skip };
+BadNormalizer parse_bad_normalizer(std::string_view);  // InputError naming --on-bad-normalizer
+
+struct AttentionStats {
+  double denominator_min = 0;      // global
+  std::int64_t bad_rows = 0;       // global: rows with denominator <= eps
+  std::int64_t bytes_moved = 0;    // this rank: bytes sent in the key and query passes
+  double key_seconds = 0, query_seconds = 0;
+};
+
+struct NormalizerPolicy {
+  BadNormalizer action = BadNormalizer::error;
+  double eps = 1e-12;
+};
+
+// Alg. 1 with M^ = G_query G_key^T (the same G twice for the symmetric estimator).
+RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& query_grf, const SparseRows& key_grf,
+                               const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+                               const NormalizerPolicy& policy, AttentionStats& stats);
+
+// Alg. 2 with M^ = G (rows built with f = alpha).
+RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRows& grf, const RowMatrix& phi_q,
+                                      const RowMatrix& phi_k, const RowMatrix& v, const NormalizerPolicy& policy,
+                                      AttentionStats& stats);
+
+// Unmasked linear attention with the same features: out_i = phi(q_i)^T sum_j phi(k_j) v_j^T / phi(q_i)^T sum_j phi(k_j).
+RowMatrix linear_attention(const Communicator& comm, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+                           const NormalizerPolicy& policy, AttentionStats& stats);
+
+}  // namespace graphrf

@@ -1,0 +1,62 @@
+#pragma once
+// The partitioned graph as each rank holds it: after partitioning, nodes are relabelled so that every rank
+// owns one contiguous range of global indices (owner lookup O(log P)); the rank keeps a CSR of its owned
+// rows (global neighbour indices and weights), the ghosts it borrows, their degrees, and the symmetric
+// normalisation W_ij = a_ij / sqrt(d_i d_j). Neighbours within a row are ordered by canonical index (the
+// node's position among all ids in ascending order), which is the same for every rank count and partition,
+// so "the k-th neighbour of v" names the same node everywhere.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graphrf/mpi/block_distribution.hpp"
+#include "graphrf/io/canonical_graph.hpp"
+#include "graphrf/mpi/communicator.hpp"
+#include "graphrf/mpi/ghost_exchange.hpp"
+#include "graphrf/io/graph_options.hpp"
+#include "graphrf/io/load_report.hpp"
+#include "graphrf/partition/partitioner.hpp"
+
+namespace graphrf {
+
+struct DistributedGraph {
+  const Communicator* comm = nullptr;
+  BlockDistribution dist;                      // owned global index range of each rank
+  std::int64_t n_edges_global = 0;             // undirected edges (kept self-loops included)
+  std::vector<std::int64_t> original_id;       // per owned node: id in the input
+  std::vector<std::int64_t> canonical_index;   // per owned node
+  std::vector<std::int64_t> row_ptr;           // n_local + 1
+  std::vector<std::int64_t> col;               // global indices of neighbours
+  std::vector<double> weight;                  // a_ij
+  std::vector<double> normalized_weight;       // a_ij / sqrt(d_i d_j)
+  std::vector<double> degree;                  // weighted degree d_i of owned nodes
+  std::vector<std::int64_t> ghosts;            // sorted global indices of borrowed nodes
+  std::vector<double> ghost_degree;            // d_j of each ghost
+  GhostExchange ghost_exchange;
+  LoadReport report;
+  std::string partitioner;
+  PartitionQuality quality;
+
+  std::int64_t n_global() const { return dist.total(); }
+  std::int64_t first() const { return dist.first(comm->rank()); }
+  std::int64_t n_local() const { return dist.count(comm->rank()); }
+  bool owns(std::int64_t global) const { return global >= first() && global < first() + n_local(); }
+  int owner(std::int64_t global) const { return dist.owner(global); }
+  std::int64_t n_neighbours(std::int64_t local) const {
+    return row_ptr[static_cast<size_t>(local) + 1] - row_ptr[static_cast<size_t>(local)];
+  }
+  // Position of a ghost in `ghosts` (binary search); -1 if not a ghost.
+  std::int64_t ghost_slot(std::int64_t global) const;
+};
+
+// Relabels the canonical graph by `part` (one part per rank) and moves every row to its owner. Collective.
+DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part);
+
+// One line for logs: source, nodes, edges, partitioner and rank count.
+std::string graph_summary(const DistributedGraph& g);
+
+// The whole pipeline: read or generate, assemble, partition, distribute. Collective.
+DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options);
+
+}  // namespace graphrf

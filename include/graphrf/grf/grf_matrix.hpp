@@ -1,0 +1,42 @@
+#pragma once
+// Graph random features assembled from walk deposits (ALGORITHMS.md 1.4, 1.7). The walks are kept
+// length-resolved, M_t[i, q] = (1/n) * sum of the loads of walks from i that are at q after t hops, so that
+// Phi = sum_t f_t M_t can be rebuilt for any modulation f without walking again ("walk once, mask many").
+// Sums run in a fixed order (by column and hop count, then equal-key loads in ascending order of value), so
+// the result is bitwise the same whatever order the deposits arrived in, i.e. for any rank count and
+// partition.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graphrf/walks/walk_engine.hpp"
+
+namespace graphrf {
+
+// Rows = owned start nodes; within a row, entries sorted by (column, length).
+struct LengthResolvedGrf {
+  std::vector<std::int64_t> indptr;
+  std::vector<std::int64_t> col;      // global indices
+  std::vector<std::int32_t> length;   // hop count t
+  std::vector<double> value;          // M_t[i, q]
+  std::int64_t n_local() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
+};
+
+// Sparse rows with ascending columns (CSR of this rank's rows).
+struct SparseRows {
+  std::vector<std::int64_t> indptr;
+  std::vector<std::int64_t> col;
+  std::vector<double> value;
+  std::int64_t n_local() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
+};
+
+// Consumes the deposits of walks started at this rank's rows (global indices first_row ..
+// first_row + n_local - 1). Deposits of step 0 are not stored by the walk engine: every walker is at its
+// start node with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
+LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
+                                           std::int64_t walkers);
+
+// Phi = sum_t f_t M_t (terms beyond f's length count as zero).
+SparseRows combine_lengths(const LengthResolvedGrf& m, std::span<const double> f);
+
+}  // namespace graphrf

@@ -1,0 +1,31 @@
+#pragma once
+// Stage 2 of loading: the undirected graph in canonical numbering, block-distributed over ranks.
+// A node's canonical index is its position among all node ids in ascending order (formats that declare N
+// number 1..N, isolated nodes included), so it does not depend on the rank count or the partition.
+// Arcs are symmetrised, repeated arcs merged by the duplicate policy, and u->v / v->u pairs combined
+// (the larger weight is kept when they differ).
+#include <cstdint>
+#include <vector>
+
+#include "graphrf/io/arc_input.hpp"
+#include "graphrf/mpi/block_distribution.hpp"
+#include "graphrf/mpi/communicator.hpp"
+
+namespace graphrf {
+
+struct CanonicalGraph {
+  BlockDistribution dist;                  // canonical index ranges per rank
+  std::vector<std::int64_t> original_id;   // per owned node
+  std::vector<std::int64_t> row_ptr;       // n_local + 1
+  std::vector<std::int64_t> col;           // canonical neighbour indices, ascending within a row
+  std::vector<double> weight;
+  std::int64_t n_edges_global = 0;         // undirected edges, kept self-loops included
+  LoadReport report;
+
+  std::int64_t first(int rank) const { return dist.first(rank); }
+  std::int64_t n_local(int rank) const { return dist.count(rank); }
+};
+
+CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input, DuplicatePolicy duplicates);
+
+}  // namespace graphrf

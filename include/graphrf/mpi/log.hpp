@@ -1,0 +1,60 @@
+#pragma once
+// Rank-0 console output. Human-readable lines are silenced by --quiet; machine-readable `RESULT key=value`
+// lines and warnings always print.
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "graphrf/mpi/communicator.hpp"
+
+namespace graphrf {
+
+class Log {
+ public:
+  Log(const Communicator& comm, bool quiet)
+      : root_(comm.is_root()), quiet_(quiet), terminal_(comm.is_root() && ::isatty(::fileno(stdout))) {}
+  bool quiet() const { return quiet_; }
+  void info(const std::string& line) const {
+    if (root_ && !quiet_) std::printf("%s\n", line.c_str()), std::fflush(stdout);
+  }
+  // Progress of a long phase: on a terminal one line rewritten in place, elsewhere (logs, Slurm output)
+  // a plain line each time. `last` ends the in-place line.
+  void progress(const std::string& line, bool last) const {
+    if (!root_ || quiet_) return;
+    if (terminal_) std::printf("\r%-100s%s", line.c_str(), last ? "\n" : "");
+    else std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+  void warn(const std::string& line) const {
+    if (root_) std::fprintf(stderr, "graphrf: warning: %s\n", line.c_str()), std::fflush(stderr);
+  }
+  // One `RESULT k1=v1 k2=v2 ...` line for scripts.
+  void result(const std::string& key_values) const {
+    if (root_) std::printf("RESULT %s\n", key_values.c_str()), std::fflush(stdout);
+  }
+
+ private:
+  bool root_;
+  bool quiet_;
+  bool terminal_;
+};
+
+// Fixed-precision number formatting for reports.
+inline std::string fmt(double v, int precision = 3) {
+  std::ostringstream s;
+  s.precision(precision);
+  s << std::fixed << v;
+  return s.str();
+}
+
+// Three significant digits in scientific notation, for values that may be tiny (errors, normalisers).
+inline std::string sci(double v) {
+  std::ostringstream s;
+  s.precision(2);
+  s << std::scientific << v;
+  return s.str();
+}
+
+}  // namespace graphrf

@@ -1,0 +1,21 @@
+#pragma once
+// The closing lines of every run: per-rank min/avg/max of wall time, bytes sent and peak memory, as a
+// human line on rank 0 and a machine-readable RESULT line.
+#include <cstdint>
+
+#include "graphrf/mpi/log.hpp"
+
+namespace graphrf {
+
+// A per-rank figure reduced over ranks.
+struct MinAvgMax {
+  double min = 0, avg = 0, max = 0;
+};
+MinAvgMax min_avg_max(const Communicator& comm, double local);
+
+// Peak resident memory of this process so far, in MiB.
+double peak_memory_mib();
+
+void print_run_summary(const Log& log, const Communicator& comm, double seconds, std::int64_t bytes_sent);
+
+}  // namespace graphrf

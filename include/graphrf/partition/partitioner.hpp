@@ -1,0 +1,38 @@
+#pragma once
+// Partitioners: assign every node of the canonical graph to one of n_parts parts.
+//   block     contiguous canonical index ranges balanced by (degree + 1)
+//   metis     serial METIS k-way on the graph gathered to rank 0 (32-bit METIS: N and 2|E| below 2^31;
+//             rank 0 holds the whole CSR, about 8 bytes per arc plus METIS's own ~20x)
+//   ptscotch  distributed PT-Scotch through its ParMETIS v3 API (no rank holds the whole graph)
+//   file:PATH a precomputed assignment, one part id per line in canonical node order ('#' comments)
+#include <string>
+#include <vector>
+
+#include "graphrf/io/canonical_graph.hpp"
+#include "graphrf/mpi/communicator.hpp"
+
+namespace graphrf {
+
+// Returns the part of every node this rank owns in the canonical distribution. Collective.
+std::vector<int> compute_partition(const Communicator& comm, const CanonicalGraph& graph, const std::string& spec,
+                                   int n_parts);
+
+// Throws InputError naming --partition unless spec is a known partitioner.
+void validate_partition_spec(const std::string& spec);
+
+std::vector<int> partition_block(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
+std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
+std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
+std::vector<int> partition_from_file(const Communicator& comm, const CanonicalGraph& graph, const std::string& path,
+                                     int n_parts);
+
+// Edge cut (undirected edges whose ends lie in different parts) and balance (largest part / mean part size).
+struct PartitionQuality {
+  std::int64_t edge_cut = 0;
+  double node_balance = 1.0;
+  double arc_balance = 1.0;
+};
+PartitionQuality partition_quality(const Communicator& comm, const CanonicalGraph& graph, const std::vector<int>& part,
+                                   int n_parts);
+
+}  // namespace graphrf

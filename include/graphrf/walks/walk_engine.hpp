@@ -1,0 +1,61 @@
+#pragma once
+// Distributed halting random walks (ALGORITHMS.md 1.4). n walkers start at every node; a walker is
+// simulated by the rank owning its current node and hops there until it halts, hits max_length or a dead
+// end, or steps onto a node another rank owns; then it joins a per-destination batch. Batches leave with
+// non-blocking sends when full or when the rank runs out of local work; receives are polled between work
+// items; there is no per-step barrier. Every visit deposits the walker's running load, which travels in
+// batches to the owner of the walk's start node.
+//
+// Termination: walker counts only grow and are bounded by N*n, so once a sum of per-rank finished counts
+// equals N*n every walker has finished, however stale the individual contributions were. Ranks contribute
+// through a chain of non-blocking MPI_Iallreduce calls, joining the next one when idle (or every second
+// while busy, which also feeds the progress line). All ranks see the same sum, so they stop after the same
+// reduction. This costs one small collective per idle period rather than one per step, and needs no token
+// ring. Deposit batches still in flight are then accounted for with one MPI_Alltoall of message counts.
+#include <cstdint>
+#include <vector>
+
+#include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/mpi/log.hpp"
+#include "graphrf/walks/walk_options.hpp"
+
+namespace graphrf {
+
+// One visit: a walker from start node `row` was at `col` after `step` hops with running load `load`
+// (product of W_{v_t v_t+1} / p(step) over its hops; f and 1/n are applied later). 24 bytes: deposits are
+// the bulk of the walk phase's memory traffic.
+struct Deposit {
+  std::int64_t col;    // global index of the visited node
+  double load;
+  std::uint32_t row;   // local index of the start node at its owner
+  std::int32_t step;
+};
+
+struct WalkStatistics {
+  std::int64_t walkers = 0;            // started (global)
+  std::int64_t hops = 0;               // global
+  std::int64_t dead_ends = 0;          // walks stopped at a node without neighbours
+  std::int64_t truncated = 0;          // walks stopped by max_length
+  std::vector<std::int64_t> length_histogram;  // walks by number of hops, 0..max_length (global)
+  std::int64_t cross_rank_hops = 0;    // hops onto another rank's node (global)
+  // This rank's traffic and time.
+  std::int64_t messages_sent = 0, bytes_sent = 0;
+  double walk_seconds = 0;
+};
+
+struct WalkLimits {
+  std::int64_t max_walkers_in_flight = 1 << 18;   // local queue + outgoing walker batches
+  std::int64_t walker_batch = 4096;               // walkers per message
+  std::int64_t deposit_batch = 8192;              // deposits per message
+  double progress_seconds = 2.0;                  // rank-0 progress line interval (0: never)
+  bool record_deposits = true;                    // false: move walkers only (the benchmark's walk phase)
+};
+
+struct WalkResult {
+  std::vector<Deposit> deposits;   // every visit of walks started at owned nodes (unordered)
+  WalkStatistics stats;
+};
+
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {});
+
+}  // namespace graphrf

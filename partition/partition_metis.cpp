@@ -1,0 +1,67 @@
+// Serial METIS k-way partitioning of the graph gathered on rank 0. METIS here uses 32-bit idx_t, so the
+// graph must have fewer than 2^31 nodes and arcs; rank 0 needs the whole CSR in memory. For bigger graphs
+// use --partition ptscotch.
+#include <metis.h>
+
+#include <climits>
+
+#include "graphrf/partition/partitioner.hpp"
+
+namespace graphrf {
+
+std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts) {
+  const int rank = comm.rank();
+  const auto n_local = static_cast<size_t>(graph.n_local(rank));
+  const std::int64_t n = graph.dist.total();
+  // Self-loops are not allowed by METIS: drop them from the gathered copy.
+  std::vector<std::int64_t> degree(n_local);
+  std::vector<std::int64_t> adjacency;
+  const std::int64_t first = graph.first(rank);
+  for (size_t i = 0; i < n_local; ++i) {
+    for (auto k = graph.row_ptr[i]; k < graph.row_ptr[i + 1]; ++k) {
+      const auto v = graph.col[static_cast<size_t>(k)];
+      if (v != first + static_cast<std::int64_t>(i)) adjacency.push_back(v);
+    }
+    degree[i] = static_cast<std::int64_t>(adjacency.size());
+  }
+  for (size_t i = n_local; i-- > 1;) degree[i] -= degree[i - 1];
+  const std::int64_t arcs = comm.sum(static_cast<std::int64_t>(adjacency.size()));
+  collective_try(comm, [&] {
+    if (n >= INT_MAX || arcs >= INT_MAX)
+      throw InputError("--partition metis: graph too large for serial 32-bit METIS (" + std::to_string(n) + " nodes, " +
+                       std::to_string(arcs) + " arcs; limit 2^31-1): use --partition ptscotch");
+  });
+  const auto p = static_cast<size_t>(comm.size());
+  Counts to_root(p, 0);
+  to_root[0] = static_cast<std::int64_t>(n_local);
+  const auto all_degrees = comm.alltoallv(degree, to_root);
+  to_root[0] = static_cast<std::int64_t>(adjacency.size());
+  const auto all_adjacency = comm.alltoallv(adjacency, to_root);
+
+  std::vector<int> all_parts;
+  collective_try(comm, [&] {
+    if (rank != 0) return;
+    all_parts.assign(static_cast<size_t>(n), 0);
+    if (n_parts == 1) return;
+    std::vector<idx_t> xadj(static_cast<size_t>(n) + 1, 0), adjncy(all_adjacency.begin(), all_adjacency.end());
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i) xadj[i + 1] = xadj[i] + static_cast<idx_t>(all_degrees[i]);
+    idx_t nvtxs = static_cast<idx_t>(n), ncon = 1, nparts = n_parts, objval = 0;
+    std::vector<idx_t> result(static_cast<size_t>(n), 0);
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = 1;  // deterministic for a given graph and part count
+    const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
+                                           nullptr, nullptr, options, &objval, result.data());
+    if (status != METIS_OK)
+      throw Error("METIS_PartGraphKway failed with status " + std::to_string(status) +
+                  (status == METIS_ERROR_MEMORY ? " (out of memory)" : ""));
+    all_parts.assign(result.begin(), result.end());
+  });
+  // Scatter back: rank r receives its canonical block.
+  Counts from_root(p, 0);
+  if (rank == 0)
+    for (size_t r = 0; r < p; ++r) from_root[r] = graph.dist.count(static_cast<int>(r));
+  return comm.alltoallv(all_parts, from_root);
+}
+
+}  // namespace graphrf

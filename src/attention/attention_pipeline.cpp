@@ -1,0 +1,91 @@
+#include "graphrf/attention/attention_pipeline.hpp"
+
+#include <optional>
+
+#include "graphrf/grf/spectral_radius.hpp"
+#include "graphrf/attention/whitening.hpp"
+
+namespace graphrf {
+
+namespace {
+
+// The features of one head. Favor/dark keys subtract one shift shared by all ranks (the largest logit
+// anywhere), which cancels in the normalisation.
+void compute_features(const Communicator& comm, const QkvRows& qkv, int head, const AttentionConfig& config,
+                      HeadResult& r) {
+  FeatureOptions options = config.features;
+  options.seed = config.features.seed + static_cast<std::uint64_t>(head);  // each head its own draws
+  const Eigen::MatrixXd q = qkv.q[static_cast<size_t>(head)], k = qkv.k[static_cast<size_t>(head)];
+  Eigen::MatrixXd dark_m;
+  if (options.kind == FeatureKind::dark)
+    dark_m = whitening_matrix(comm, q, k, qkv.d, feature_input_scale(options, qkv.d, FeatureRole::key), config.dark_ridge);
+  std::optional<FeatureMap> map;  // option errors (e.g. --num-features for relu) are the same on every rank
+  collective_try(comm, [&] { map.emplace(options, qkv.d, options.kind == FeatureKind::dark ? &dark_m : nullptr); });
+  const double key_shift = comm.max(k.rows() > 0 ? map->key_max_logit(k) : -INFINITY);
+  r.phi_q = map->apply(q, FeatureRole::query);
+  r.phi_k = map->apply(k, FeatureRole::key, std::isfinite(key_shift) ? key_shift : 0.0);
+}
+
+NormalizerPolicy resolve_policy(const AttentionConfig& config, const HeadResult& r) {
+  NormalizerPolicy p;
+  p.eps = config.normalizer_eps;
+  if (config.normalizer != "auto") {
+    p.action = parse_bad_normalizer(config.normalizer);
+    return p;
+  }
+  // A normaliser can only be <= 0 when f (alpha) or the features can be negative: then fail loudly.
+  const bool risky = has_negative(r.grf.f) || can_be_negative(config.features.kind);
+  p.action = risky ? BadNormalizer::error : BadNormalizer::clamp;
+  return p;
+}
+
+}  // namespace
+
+std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& qkv, const AttentionConfig& config,
+                                      const Log& log, const WalkLimits& limits) {
+  const Communicator& comm = *g.comm;
+  std::vector<HeadResult> heads(static_cast<size_t>(qkv.heads));
+  collective_try(comm, [&] {
+    if (!config.head_betas.empty() && static_cast<int>(config.head_betas.size()) != qkv.heads)
+      throw InputError("--head-betas: " + std::to_string(config.head_betas.size()) + " values for " +
+                       std::to_string(qkv.heads) + " heads");
+  });
+  // Heads sharing walks validate their kernels against one spectral radius (compute_grf finds its own).
+  const double rho = config.shared_walks ? spectral_radius(g, config.walk) : 1.0;
+  for (int h = 0; h < qkv.heads; ++h) {
+    HeadResult& r = heads[static_cast<size_t>(h)];
+    r.kernel = config.kernel;
+    if (!config.head_betas.empty()) r.kernel.beta = config.head_betas[static_cast<size_t>(h)];
+    if (config.shared_walks && h > 0) {
+      // Same walks as head 0: rebuild Phi from its length-resolved rows with this head's f.
+      const GrfRun& base = heads[0].grf;
+      r.grf.estimator = base.estimator;
+      r.grf.walks = base.walks;
+      r.grf.by_length = base.by_length;
+      collective_try(comm, [&] {
+        validate(r.kernel, rho);
+        const int terms = static_cast<int>(config.walk.max_length) + 1;
+        r.grf.alpha = kernel_alpha(r.kernel, terms);
+        r.grf.f = config.estimator == GrfEstimator::asymmetric ? r.grf.alpha : kernel_f(r.kernel, terms);
+      });
+      for (const auto& m : r.grf.by_length) r.grf.phi.push_back(combine_lengths(m, r.grf.f));
+    } else {
+      WalkOptions walk = config.walk;
+      walk.ensemble = 2 * static_cast<std::uint64_t>(h);  // a walk ensemble per head (two with two-ensembles)
+      r.grf = compute_grf(g, r.kernel, walk, config.estimator, log, limits);
+    }
+    compute_features(comm, qkv, h, config, r);
+    r.policy = resolve_policy(config, r);
+    const RowMatrix& v = qkv.v[static_cast<size_t>(h)];
+    if (config.estimator == GrfEstimator::asymmetric)
+      r.output = asymmetric_masked_attention(g, r.grf.phi[0], r.phi_q, r.phi_k, v, r.policy, r.stats);
+    else
+      r.output = grf_masked_attention(g, r.grf.phi[0], r.grf.phi.back(), r.phi_q, r.phi_k, v, r.policy, r.stats);
+    NormalizerPolicy lenient = r.policy;
+    lenient.action = BadNormalizer::skip;  // the baseline must not stop the run
+    r.linear = linear_attention(comm, r.phi_q, r.phi_k, v, lenient, r.linear_stats);
+  }
+  return heads;
+}
+
+}  // namespace graphrf

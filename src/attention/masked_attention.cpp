@@ -1,0 +1,210 @@
+#include "graphrf/attention/masked_attention.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "graphrf/mpi/row_fetch.hpp"
+#include "graphrf/core/timer.hpp"
+
+namespace graphrf {
+
+BadNormalizer parse_bad_normalizer(std::string_view s) {
+  if (s == "error") return BadNormalizer::error;
+  if (s == "clamp") return BadNormalizer::clamp;
+  if (s == "skip") return BadNormalizer::skip;
+  throw InputError("--on-bad-normalizer: expected error, clamp or skip (got '" + std::string(s) + "')");
+}
+
+namespace {
+
+// out_i = num_i / den_i with the normaliser policy: rows with den <= eps are counted; `error` fails the
+// run (on every rank), `clamp` divides by eps instead, `skip` writes a zero row.
+RowMatrix normalize(const Communicator& comm, RowMatrix num, const Eigen::VectorXd& den, const NormalizerPolicy& policy,
+                    AttentionStats& stats) {
+  std::int64_t bad = 0;
+  double lowest = INFINITY;
+  for (Eigen::Index i = 0; i < num.rows(); ++i) {
+    lowest = std::min(lowest, den(i));
+    if (den(i) > policy.eps) {
+      num.row(i) /= den(i);
+      continue;
+    }
+    ++bad;
+    if (policy.action == BadNormalizer::clamp) num.row(i) /= policy.eps;
+    else num.row(i).setZero();
+  }
+  stats.bad_rows = comm.sum(bad);
+  stats.denominator_min = comm.min(lowest);
+  collective_try(comm, [&] {
+    if (policy.action == BadNormalizer::error && stats.bad_rows > 0)
+      throw InputError(std::to_string(stats.bad_rows) + " rows have an attention normaliser <= " + std::to_string(policy.eps) +
+                       " (smallest " + std::to_string(stats.denominator_min) +
+                       "): f or the features take negative values; use --on-bad-normalizer clamp|skip, a kernel with "
+                       "f >= 0, or positive features");
+  });
+  return num;
+}
+
+// Sorted, unique columns of `rows` that this rank does not own.
+std::vector<std::int64_t> remote_columns(const DistributedGraph& g, const SparseRows& rows) {
+  std::vector<std::int64_t> out;
+  for (auto c : rows.col)
+    if (!g.owns(c)) out.push_back(c);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// A row of the owned table or of the fetched one.
+const double* row_of(const DistributedGraph& g, std::int64_t col, const std::vector<double>& owned,
+                     const std::vector<std::int64_t>& fetched_cols, const std::vector<double>& fetched, std::int64_t width) {
+  if (g.owns(col)) return owned.data() + (col - g.first()) * width;
+  const auto slot = std::lower_bound(fetched_cols.begin(), fetched_cols.end(), col) - fetched_cols.begin();
+  return fetched.data() + slot * width;
+}
+
+}  // namespace
+
+RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& query_grf, const SparseRows& key_grf,
+                               const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+                               const NormalizerPolicy& policy, AttentionStats& stats) {
+  const Communicator& comm = *g.comm;
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local();
+  Timer timer;
+  // Key pass. S (m x dv, row-major) and z (m) of column q are stored side by side in one row of `s`.
+  std::vector<double> s(static_cast<size_t>(n_local * width), 0.0);
+  std::unordered_map<std::int64_t, std::int64_t> remote_slot;
+  std::vector<std::int64_t> remote_q;
+  std::vector<double> remote_s;
+  std::vector<double> block(static_cast<size_t>(width));
+  for (std::int64_t j = 0; j < n_local; ++j) {
+    for (std::int64_t a = 0; a < m; ++a) {
+      for (std::int64_t t = 0; t < dv; ++t) block[static_cast<size_t>(a * dv + t)] = phi_k(j, a) * v(j, t);
+      block[static_cast<size_t>(m * dv + a)] = phi_k(j, a);
+    }
+    for (auto k = key_grf.indptr[static_cast<size_t>(j)]; k < key_grf.indptr[static_cast<size_t>(j) + 1]; ++k) {
+      const std::int64_t q = key_grf.col[static_cast<size_t>(k)];
+      const double weight = key_grf.value[static_cast<size_t>(k)];
+      double* target;
+      if (g.owns(q)) {
+        target = s.data() + (q - g.first()) * width;
+      } else {
+        auto [it, fresh] = remote_slot.try_emplace(q, static_cast<std::int64_t>(remote_q.size()));
+        if (fresh) {
+          remote_q.push_back(q);
+          remote_s.resize(remote_s.size() + static_cast<size_t>(width), 0.0);
+        }
+        target = remote_s.data() + it->second * width;
+      }
+      for (std::int64_t x = 0; x < width; ++x) target[x] += weight * block[static_cast<size_t>(x)];
+    }
+  }
+  // Partial sums of remote columns go to their owners, packed by owner in column order.
+  {
+    std::vector<std::int64_t> order(remote_q.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return remote_q[static_cast<size_t>(a)] < remote_q[static_cast<size_t>(b)]; });
+    const auto p = static_cast<size_t>(comm.size());
+    Counts q_counts(p, 0), value_counts(p, 0);
+    std::vector<std::int64_t> q_send;
+    std::vector<double> value_send;
+    for (auto k : order) {
+      const auto q = remote_q[static_cast<size_t>(k)];
+      const auto owner = static_cast<size_t>(g.owner(q));
+      ++q_counts[owner];
+      value_counts[owner] += width;
+      q_send.push_back(q);
+      value_send.insert(value_send.end(), remote_s.begin() + k * width, remote_s.begin() + (k + 1) * width);
+    }
+    stats.bytes_moved += static_cast<std::int64_t>(q_send.size() * sizeof(std::int64_t) + value_send.size() * sizeof(double));
+    const auto q_recv = comm.alltoallv(q_send, q_counts);
+    const auto value_recv = comm.alltoallv(value_send, value_counts);
+    // Received partials are ordered by source rank: a fixed order, whatever the arrival order.
+    for (size_t k = 0; k < q_recv.size(); ++k) {
+      double* target = s.data() + (q_recv[k] - g.first()) * width;
+      const double* source = value_recv.data() + static_cast<std::int64_t>(k) * width;
+      for (std::int64_t x = 0; x < width; ++x) target[x] += source[x];
+    }
+  }
+  stats.key_seconds = comm.max(timer.seconds());
+  timer.reset();
+
+  // Query pass.
+  const auto needed = remote_columns(g, query_grf);
+  const auto fetched = fetch_rows(comm, g.dist, needed, s, width);
+  stats.bytes_moved += static_cast<std::int64_t>(needed.size() * sizeof(std::int64_t) + fetched.size() * sizeof(double));
+  RowMatrix num = RowMatrix::Zero(n_local, dv);
+  Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
+  for (std::int64_t i = 0; i < n_local; ++i) {
+    for (auto k = query_grf.indptr[static_cast<size_t>(i)]; k < query_grf.indptr[static_cast<size_t>(i) + 1]; ++k) {
+      const double weight = query_grf.value[static_cast<size_t>(k)];
+      const double* sq = row_of(g, query_grf.col[static_cast<size_t>(k)], s, needed, fetched, width);
+      for (std::int64_t a = 0; a < m; ++a) {
+        const double c = weight * phi_q(i, a);
+        for (std::int64_t t = 0; t < dv; ++t) num(i, t) += c * sq[a * dv + t];
+        den(i) += c * sq[m * dv + a];
+      }
+    }
+  }
+  RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
+  stats.query_seconds = comm.max(timer.seconds());
+  return out;
+}
+
+RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRows& grf, const RowMatrix& phi_q,
+                                      const RowMatrix& phi_k, const RowMatrix& v, const NormalizerPolicy& policy,
+                                      AttentionStats& stats) {
+  const Communicator& comm = *g.comm;
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n_local = g.n_local();
+  Timer timer;
+  // phi(k_j) and v_j side by side, fetched for the remote nodes the query walks visited.
+  std::vector<double> table(static_cast<size_t>(n_local * width));
+  for (std::int64_t j = 0; j < n_local; ++j) {
+    for (std::int64_t a = 0; a < m; ++a) table[static_cast<size_t>(j * width + a)] = phi_k(j, a);
+    for (std::int64_t t = 0; t < dv; ++t) table[static_cast<size_t>(j * width + m + t)] = v(j, t);
+  }
+  const auto needed = remote_columns(g, grf);
+  const auto fetched = fetch_rows(comm, g.dist, needed, table, width);
+  stats.bytes_moved += static_cast<std::int64_t>(needed.size() * sizeof(std::int64_t) + fetched.size() * sizeof(double));
+  stats.key_seconds = comm.max(timer.seconds());
+  timer.reset();
+  RowMatrix num = RowMatrix::Zero(n_local, dv);
+  Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
+  for (std::int64_t i = 0; i < n_local; ++i) {
+    for (auto k = grf.indptr[static_cast<size_t>(i)]; k < grf.indptr[static_cast<size_t>(i) + 1]; ++k) {
+      const double* row = row_of(g, grf.col[static_cast<size_t>(k)], table, needed, fetched, width);
+      double score = 0;
+      for (std::int64_t a = 0; a < m; ++a) score += phi_q(i, a) * row[a];
+      score *= grf.value[static_cast<size_t>(k)];
+      for (std::int64_t t = 0; t < dv; ++t) num(i, t) += score * row[m + t];
+      den(i) += score;
+    }
+  }
+  RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
+  stats.query_seconds = comm.max(timer.seconds());
+  return out;
+}
+
+RowMatrix linear_attention(const Communicator& comm, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+                           const NormalizerPolicy& policy, AttentionStats& stats) {
+  Timer timer;
+  const std::int64_t m = phi_k.cols(), dv = v.cols();
+  std::vector<double> sums(static_cast<size_t>(m * dv + m), 0.0);
+  for (Eigen::Index j = 0; j < phi_k.rows(); ++j)
+    for (std::int64_t a = 0; a < m; ++a) {
+      for (std::int64_t t = 0; t < dv; ++t) sums[static_cast<size_t>(a * dv + t)] += phi_k(j, a) * v(j, t);
+      sums[static_cast<size_t>(m * dv + a)] += phi_k(j, a);
+    }
+  sums = comm.allreduce(sums, MPI_SUM);
+  stats.key_seconds = comm.max(timer.seconds());
+  timer.reset();
+  const Eigen::Map<const RowMatrix> kv(sums.data(), m, dv);
+  const Eigen::Map<const Eigen::VectorXd> z(sums.data() + m * dv, m);
+  RowMatrix num = phi_q * kv;
+  const Eigen::VectorXd den = phi_q * z;
+  RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
+  stats.query_seconds = comm.max(timer.seconds());
+  return out;
+}
+
+}  // namespace graphrf

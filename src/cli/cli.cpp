@@ -1,0 +1,191 @@
+#include "graphrf/cli/cli.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "graphrf/partition/partitioner.hpp"
+#include "graphrf/version.hpp"
+
+namespace graphrf {
+
+int run_info(const CommandContext& ctx);
+void add_info_options(po::options_description& desc);
+int run_grf(const CommandContext& ctx);
+void add_grf_options(po::options_description& desc);
+int run_attention_command(const CommandContext& ctx);
+int run_wavelet(const CommandContext& ctx);
+int run_bench(const CommandContext& ctx);
+void add_bench_options(po::options_description& desc);
+int run_bench_attention(const CommandContext& ctx);
+void add_bench_attention_options(po::options_description& desc);
+int run_bench_wavelet(const CommandContext& ctx);
+void add_bench_wavelet_options(po::options_description& desc);
+void add_wavelet_options(po::options_description& desc);
+void add_attention_options(po::options_description& desc);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"info", "load, clean and partition a graph; print its figures; optionally write it to HDF5", add_info_options,
+       run_info},
+      {"grf", "graph random features from distributed halting random walks", add_grf_options, run_grf},
+      {"attention", "GRF-masked linear attention across ranks (the default job)", add_attention_options,
+       run_attention_command},
+      {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
+       add_wavelet_options, run_wavelet},
+      {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
+       add_bench_options, run_bench},
+      {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
+       add_bench_attention_options, run_bench_attention},
+      {"bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
+       add_bench_wavelet_options, run_bench_wavelet},
+  };
+  return list;
+}
+
+void add_graph_options(po::options_description& desc) {
+  desc.add_options()
+      ("graph", po::value<std::string>()->default_value("grid:32x32"),
+       "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
+      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj")
+      ("partition", po::value<std::string>()->default_value("block"), "block|metis|ptscotch|file:PATH")
+      ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
+      ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
+      ("weight-column", po::value<int>()->default_value(0),
+       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)");
+}
+
+GraphOptions graph_options_from(const po::variables_map& vm) {
+  GraphOptions o;
+  o.graph = vm["graph"].as<std::string>();
+  o.format = vm["format"].as<std::string>();
+  o.partition = vm["partition"].as<std::string>();
+  // Here, among the other option checks every rank makes together: later, after the graph is loaded, a bad
+  // name would be thrown on each rank alone (one error line per rank and MPI_Abort).
+  validate_partition_spec(o.partition);
+  o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
+  o.keep_self_loops = vm["keep-self-loops"].as<bool>();
+  o.weight_column = vm["weight-column"].as<int>();
+  return o;
+}
+
+void check_slurm_launch(const Communicator& comm) {
+  // Only srun steps carry SLURM_STEP_NUM_TASKS. The batch script itself (and an salloc shell) has
+  // SLURM_NTASKS = the allocation's task count but is one process: a serial run there (validation with
+  // --dump-config, `graphrf info`) is legitimate and must not be mistaken for N lone ranks.
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  const bool launched_by_mpirun = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  if (!tasks || launched_by_mpirun || comm.size() != 1) return;
+  const long n = std::strtol(tasks, nullptr, 10);
+  if (n > 1)
+    throw InputError("Slurm started " + std::to_string(n) +
+                     " tasks but MPI sees 1 rank: each task runs alone. Launch with `srun --mpi=pmix` "
+                     "(Open MPI needs PMIx; --mpi=pmi2 does not work) or with mpirun inside the allocation");
+}
+
+namespace {
+
+std::string any_to_string(const boost::any& v) {
+  if (auto p = boost::any_cast<std::string>(&v)) return *p;
+  if (auto p = boost::any_cast<int>(&v)) return std::to_string(*p);
+  if (auto p = boost::any_cast<std::int64_t>(&v)) return std::to_string(*p);
+  if (auto p = boost::any_cast<std::uint64_t>(&v)) return std::to_string(*p);
+  if (auto p = boost::any_cast<unsigned long long>(&v)) return std::to_string(*p);
+  if (auto p = boost::any_cast<double>(&v)) {
+    std::ostringstream s;
+    s.precision(17);
+    s << *p;
+    return s.str();
+  }
+  if (auto p = boost::any_cast<bool>(&v)) return *p ? "true" : "false";
+  return "?";
+}
+
+// The effective configuration as INI text: every option that has a value, defaults included.
+std::string effective_config(const std::string& command, const po::options_description& desc,
+                             const po::variables_map& vm) {
+  std::ostringstream out;
+  out << "# graphrf " << command << " configuration (graphrf " << kVersion << ", " << kGitSha << ")\n";
+  for (const auto& opt : desc.options()) {
+    const std::string& name = opt->long_name();
+    if (name == "help" || name == "config" || name == "dump-config" || !vm.count(name)) continue;
+    out << name << " = " << any_to_string(vm[name].value()) << "\n";
+  }
+  return out.str();
+}
+
+void print_usage(const Communicator& comm) {
+  if (!comm.is_root()) return;
+  std::cout << "graphrf " << kVersion << " (" << kGitSha << "): distributed graph random features\n\n"
+            << "usage: graphrf <command> [options]    (graphrf <command> --help for its options)\n\ncommands:\n";
+  size_t width = 0;
+  for (const auto& c : commands()) width = std::max(width, c.name.size());
+  for (const auto& c : commands()) std::cout << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
+}
+
+}  // namespace
+
+int run_cli(const Communicator& comm, int argc, char** argv) {
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) command_line += ' ';
+    command_line += argv[i];
+  }
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
+    print_usage(comm);
+    return argc < 2 ? 1 : 0;
+  }
+  if (std::string(argv[1]) == "--version") {
+    if (comm.is_root()) std::cout << "graphrf " << kVersion << " (" << kGitSha << ")\n";
+    return 0;
+  }
+  const std::string name = argv[1];
+  const Command* command = nullptr;
+  for (const auto& c : commands())
+    if (c.name == name) command = &c;
+  po::options_description desc("graphrf " + name + " options");
+  po::variables_map vm;
+  bool help = false, dump = false;
+  collective_try(comm, [&] {
+    if (!command) {
+      std::string names;
+      for (const auto& c : commands()) names += (names.empty() ? "" : ", ") + c.name;
+      throw InputError("unknown command '" + name + "' (expected one of: " + names + ")");
+    }
+    desc.add_options()
+        ("help,h", "print this help")
+        ("config", po::value<std::string>(), "read options from an INI file (the command line wins)")
+        ("dump-config", po::bool_switch(), "print the effective configuration as INI and exit")
+        ("quiet,q", po::bool_switch(), "no progress or summary on stdout (RESULT lines and warnings still print)");
+    command->add_options(desc);
+    try {
+      po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).run(), vm);
+      if (vm.count("config")) {
+        const std::string path = vm["config"].as<std::string>();
+        std::ifstream in(path);
+        if (!in) throw InputError("--config " + path + ": cannot open");
+        po::store(po::parse_config_file(in, desc), vm);
+      }
+      help = vm.count("help") > 0;
+      if (!help) po::notify(vm);
+    } catch (const po::error& e) {
+      throw InputError(std::string(e.what()) + " (graphrf " + name + " --help lists the options)");
+    }
+    dump = !help && vm["dump-config"].as<bool>();
+    if (!help) check_slurm_launch(comm);
+  });
+  if (help) {
+    if (comm.is_root()) std::cout << "usage: graphrf " << name << " [options]\n" << command->summary << "\n\n" << desc << "\n";
+    return 0;
+  }
+  const std::string config = effective_config(name, desc, vm);
+  if (dump) {
+    if (comm.is_root()) std::cout << config;
+    return 0;
+  }
+  const Log log(comm, vm["quiet"].as<bool>());
+  return command->run(CommandContext{comm, vm, log, command_line, config});
+}
+
+}  // namespace graphrf

@@ -1,0 +1,133 @@
+// `graphrf bench`: the walk benchmark. On generated graphs it times the distributed walk phase alone and
+// the whole GRF construction, and on rank 0 two plain single-thread loops making the same kind of hops on
+// an in-memory CSR (one walker at a time; 64 walkers interleaved with prefetching), and prints the ratios.
+#include <sstream>
+
+#include "graphrf/cli/cli.hpp"
+#include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/core/timer.hpp"
+#include "graphrf/walks/walk_baseline.hpp"
+
+namespace graphrf {
+
+void add_bench_options(po::options_description& desc) {
+  desc.add_options()
+      ("graphs", po::value<std::string>()->default_value("grid:1000x1000;random:1000000:10"), "generated graphs, ;-separated")
+      ("walkers-list", po::value<std::string>()->default_value("1,10"), "walkers per node to try")
+      ("p-halt-list", po::value<std::string>()->default_value("0.1,0.5"), "halting probabilities to try")
+      ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
+      ("max-length", po::value<std::int64_t>()->default_value(100000), "walk length cap")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "seed")
+      ("no-baselines", po::bool_switch(), "skip the single-thread loops");
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Baselines {
+  double one_at_a_time = 0, interleaved = 0;  // hops per second
+};
+
+// Rank 0 loads the same graph alone and runs both plain loops on its CSR.
+Baselines run_baselines(const Communicator& comm, const std::string& graph, std::int64_t walkers, double p, std::uint64_t seed) {
+  Baselines b;
+  MPI_Comm solo_comm;
+  check_mpi(MPI_Comm_split(comm.get(), comm.is_root() ? 0 : MPI_UNDEFINED, 0, &solo_comm), "MPI_Comm_split");
+  if (comm.is_root()) {
+    {
+      const Communicator solo(solo_comm);
+      GraphOptions o;
+      o.graph = graph;
+      const DistributedGraph g = load_graph(solo, o);
+      const CsrView view{g.row_ptr.data(), g.col.data(), g.n_local()};
+      Timer t;
+      const auto hops1 = baseline_walks_one_at_a_time(view, walkers, p, seed);
+      b.one_at_a_time = static_cast<double>(hops1) / t.seconds();
+      t.reset();
+      const auto hops2 = baseline_walks_interleaved(view, walkers, p, seed);
+      b.interleaved = static_cast<double>(hops2) / t.seconds();
+    }
+    MPI_Comm_free(&solo_comm);
+  }
+  comm.broadcast(b);
+  return b;
+}
+
+}  // namespace
+
+int run_bench(const CommandContext& ctx) {
+  const Communicator& comm = ctx.comm;
+  const auto& vm = ctx.vm;
+  std::vector<std::string> graphs;
+  std::vector<std::int64_t> walker_counts;
+  std::vector<double> p_values;
+  collective_try(comm, [&] {
+    graphs = split(vm["graphs"].as<std::string>(), ';');
+    for (const auto& w : split(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(w));
+    for (const auto& p : split(vm["p-halt-list"].as<std::string>(), ',')) p_values.push_back(std::stod(p));
+    for (const auto& g : graphs)
+      if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
+  });
+  const Log& log = ctx.log;
+  const int p = comm.size();
+  for (const auto& spec : graphs) {
+    GraphOptions o;
+    o.graph = spec;
+    o.partition = vm["partition"].as<std::string>();
+    Timer load_timer;
+    const DistributedGraph g = load_graph(comm, o);
+    log.result("bench=load graph=" + spec + " ranks=" + std::to_string(p) + " nodes=" + std::to_string(g.n_global()) +
+               " edges=" + std::to_string(g.n_edges_global) + " load_seconds=" + fmt(g.report.read_seconds + g.report.assemble_seconds, 3) +
+               " partition_seconds=" + fmt(g.report.partition_seconds, 3) + " total_seconds=" + fmt(comm.max(load_timer.seconds()), 3));
+    for (const auto n : walker_counts)
+      for (const double ph : p_values) {
+        WalkOptions walk;
+        walk.walkers = n;
+        walk.p_halt = ph;
+        walk.max_length = vm["max-length"].as<std::int64_t>();
+        walk.seed = vm["seed"].as<std::uint64_t>();
+        Baselines base;
+        if (!vm["no-baselines"].as<bool>()) base = run_baselines(comm, spec, n, ph, walk.seed);
+        // Walk phase alone.
+        WalkLimits walk_only;
+        walk_only.record_deposits = false;
+        const WalkResult walks = run_walks(g, walk, log, walk_only);
+        const auto& s = walks.stats;
+        const double walk_rate = static_cast<double>(s.hops) / s.walk_seconds;
+        const double bytes_per_hop = static_cast<double>(comm.sum(s.bytes_sent)) / static_cast<double>(std::max<std::int64_t>(1, s.hops));
+        // The whole GRF construction: walks, deposits to start owners, length-resolved assembly, Phi.
+        KernelSpec kernel;
+        Timer grf_timer;
+        const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
+        const double grf_seconds = comm.max(grf_timer.seconds());
+        const double grf_rate = static_cast<double>(run.walks[0].hops) / grf_seconds;
+        const double mem = peak_memory_mib();
+        std::ostringstream line;
+        line << "bench=walks graph=" << spec << " ranks=" << p << " walkers=" << n << " p_halt=" << ph << " hops=" << s.hops
+             << " walk_seconds=" << fmt(s.walk_seconds, 3) << " walk_hops_per_s=" << fmt(walk_rate / 1e6, 2) << "M"
+             << " walk_hops_per_s_per_rank=" << fmt(walk_rate / p / 1e6, 2) << "M"
+             << " cross_rank_share=" << fmt(static_cast<double>(s.cross_rank_hops) / static_cast<double>(s.hops), 3)
+             << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
+             << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
+             << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
+             << " peak_mib_max=" << fmt(comm.max(mem), 0);
+        if (base.interleaved > 0)
+          line << " baseline_single=" << fmt(base.one_at_a_time / 1e6, 2) << "M baseline_interleaved="
+               << fmt(base.interleaved / 1e6, 2) << "M walk_vs_interleaved=" << fmt(walk_rate / base.interleaved, 2)
+               << " grf_vs_interleaved=" << fmt(grf_rate / base.interleaved, 2);
+        log.result(line.str());
+      }
+  }
+  return 0;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,82 @@
+// `graphrf info`: load, clean and partition a graph, print what it is and what the loader changed, and
+// optionally write it (nodes and normalised or raw adjacency) to HDF5.
+#include <sstream>
+
+#include "graphrf/cli/cli.hpp"
+#include "graphrf/graph/graph_output.hpp"
+#include "graphrf/graph/graph_statistics.hpp"
+#include "graphrf/io/h5_output.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/core/timer.hpp"
+
+namespace graphrf {
+
+void add_info_options(po::options_description& desc) {
+  add_graph_options(desc);
+  desc.add_options()
+      ("out", po::value<std::string>(), "write /nodes and /graph to this HDF5 file")
+      ("weights", po::value<std::string>()->default_value("normalized"), "/graph values: normalized (D^-1/2 A D^-1/2) or raw (A)");
+}
+
+namespace {
+std::string mam(const MinAvgMax& m, int precision = 0) {
+  return fmt(m.min, precision) + " / " + fmt(m.avg, precision == 0 ? 1 : precision) + " / " + fmt(m.max, precision);
+}
+}  // namespace
+
+int run_info(const CommandContext& ctx) {
+  const Communicator& comm = ctx.comm;
+  GraphOptions options;
+  std::string out_path, weights;
+  collective_try(comm, [&] {
+    options = graph_options_from(ctx.vm);
+    weights = ctx.vm["weights"].as<std::string>();
+    if (weights != "normalized" && weights != "raw")
+      throw InputError("--weights: expected normalized or raw (got '" + weights + "')");
+    if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
+  });
+  if (!out_path.empty()) check_output_writable(comm, out_path);
+
+  Timer total_timer;
+  const DistributedGraph g = load_graph(comm, options);
+  const GraphStatistics s = compute_statistics(g);
+  const LoadReport& r = g.report;
+  const Log& log = ctx.log;
+  log.info("graph       " + r.source);
+  log.info("nodes       " + std::to_string(s.nodes) + "   edges " + std::to_string(s.edges) + (r.weighted ? " (weighted)" : ""));
+  log.info("degree      min/mean/max " + fmt(s.degree.min, 0) + " / " + fmt(s.degree.avg, 2) + " / " + fmt(s.degree.max, 0));
+  log.info("isolated    " + std::to_string(s.isolated) + "   connected components " + std::to_string(s.components));
+  const auto adjustments = r.adjustments(s.edges);
+  if (adjustments.empty()) log.info("loader      no adjustments");
+  for (const auto& a : adjustments) log.info("loader      " + a);
+  const double cut_share = s.edges ? 100.0 * static_cast<double>(s.edge_cut) / static_cast<double>(s.edges) : 0.0;
+  log.info("partition   " + g.partitioner + " on " + std::to_string(comm.size()) + " ranks: edge cut " +
+           std::to_string(s.edge_cut) + " (" + fmt(cut_share, 1) + "% of edges), balance nodes " +
+           fmt(g.quality.node_balance, 3) + " arcs " + fmt(g.quality.arc_balance, 3));
+  log.info("per rank    min / avg / max   nodes " + mam(s.owned_nodes) + "   arcs " + mam(s.owned_arcs) + "   ghosts " +
+           mam(s.ghosts));
+  log.info("time [s]    read " + fmt(r.read_seconds) + "  assemble " + fmt(r.assemble_seconds) + "  partition " +
+           fmt(r.partition_seconds) + "  distribute " + fmt(r.distribute_seconds));
+  std::ostringstream result;
+  result << "nodes=" << s.nodes << " edges=" << s.edges << " components=" << s.components << " isolated=" << s.isolated
+         << " edge_cut=" << s.edge_cut << " ranks=" << comm.size() << " load_seconds="
+         << fmt(r.read_seconds + r.assemble_seconds, 4) << " partition_seconds=" << fmt(r.partition_seconds, 4)
+         << " distribute_seconds=" << fmt(r.distribute_seconds, 4);
+  log.result(result.str());
+
+  if (!out_path.empty()) {
+    Timer timer;
+    H5Output out(comm, out_path);
+    out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, std::nullopt);
+    write_nodes(out, g);
+    write_adjacency(out, g, weights == "normalized");
+    out.set_attribute("/graph", "edges", s.edges);
+    out.set_attribute("/graph", "components", s.components);
+    out.commit();
+    log.info("wrote       " + out_path + " in " + fmt(timer.seconds()) + " s");
+  }
+  print_run_summary(log, comm, total_timer.seconds(), 0);  // bytes: only the walk phases count them
+  return 0;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,153 @@
+#include "graphrf/graph/distributed_graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "graphrf/mpi/request_reply.hpp"
+#include "graphrf/core/timer.hpp"
+
+namespace graphrf {
+
+namespace {
+struct NodeRecord {
+  std::int64_t new_index, canonical, original_id, n_arcs;
+};
+struct ArcRecord {
+  std::int64_t dst;
+  double w;
+};
+}  // namespace
+
+std::int64_t DistributedGraph::ghost_slot(std::int64_t global) const {
+  auto it = std::lower_bound(ghosts.begin(), ghosts.end(), global);
+  return (it != ghosts.end() && *it == global) ? it - ghosts.begin() : -1;
+}
+
+DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part) {
+  Timer timer;
+  const int rank = comm.rank();
+  const auto p = static_cast<size_t>(comm.size());
+  const auto n_local = static_cast<size_t>(graph.n_local(rank));
+  const std::int64_t first = graph.first(rank);
+
+  // New index = start of its part + rank of the node within its part in canonical order.
+  std::vector<std::int64_t> here(p, 0);
+  for (int q : part) ++here[static_cast<size_t>(q)];
+  const auto below = comm.exscan_sum(here);
+  const auto sizes = comm.allreduce(here, MPI_SUM);
+  std::vector<std::int64_t> offsets(p + 1, 0);
+  for (size_t r = 0; r < p; ++r) offsets[r + 1] = offsets[r] + sizes[r];
+  std::vector<std::int64_t> new_index(n_local);
+  {
+    std::vector<std::int64_t> next(p);
+    for (size_t r = 0; r < p; ++r) next[r] = offsets[r] + below[r];
+    for (size_t i = 0; i < n_local; ++i) new_index[i] = next[static_cast<size_t>(part[i])]++;
+  }
+  // New indices of remote neighbours, asked once per distinct neighbour.
+  std::vector<std::int64_t> remote;
+  for (auto c : graph.col)
+    if (graph.dist.owner(c) != rank) remote.push_back(c);
+  std::sort(remote.begin(), remote.end());
+  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  const auto remote_new = request_reply<std::int64_t>(
+      comm, std::span<const std::int64_t>(remote), [&](std::int64_t c) { return graph.dist.owner(c); },
+      [&](std::int64_t c) { return new_index[static_cast<size_t>(c - first)]; });
+  auto renumber = [&](std::int64_t c) {
+    if (c >= first && c < first + static_cast<std::int64_t>(n_local)) return new_index[static_cast<size_t>(c - first)];
+    return remote_new[static_cast<size_t>(std::lower_bound(remote.begin(), remote.end(), c) - remote.begin())];
+  };
+
+  // Ship every row to its new owner; rows keep their canonical neighbour order.
+  Counts node_counts(p, 0), arc_counts(p, 0);
+  for (size_t i = 0; i < n_local; ++i) {
+    ++node_counts[static_cast<size_t>(part[i])];
+    arc_counts[static_cast<size_t>(part[i])] += graph.row_ptr[i + 1] - graph.row_ptr[i];
+  }
+  std::vector<std::int64_t> node_pos(p + 1, 0), arc_pos(p + 1, 0);
+  for (size_t r = 0; r < p; ++r) {
+    node_pos[r + 1] = node_pos[r] + node_counts[r];
+    arc_pos[r + 1] = arc_pos[r] + arc_counts[r];
+  }
+  std::vector<NodeRecord> node_send(n_local);
+  std::vector<ArcRecord> arc_send(graph.col.size());
+  for (size_t i = 0; i < n_local; ++i) {
+    const auto q = static_cast<size_t>(part[i]);
+    const std::int64_t len = graph.row_ptr[i + 1] - graph.row_ptr[i];
+    node_send[static_cast<size_t>(node_pos[q]++)] = {new_index[i], first + static_cast<std::int64_t>(i),
+                                                     graph.original_id[i], len};
+    for (auto k = graph.row_ptr[i]; k < graph.row_ptr[i + 1]; ++k)
+      arc_send[static_cast<size_t>(arc_pos[q]++)] = {renumber(graph.col[static_cast<size_t>(k)]),
+                                                     graph.weight[static_cast<size_t>(k)]};
+  }
+  DistributedGraph g;
+  g.comm = &comm;
+  g.n_edges_global = graph.n_edges_global;
+  g.report = std::move(graph.report);
+  graph = CanonicalGraph{};
+  const auto nodes = comm.alltoallv(node_send, node_counts);
+  const auto arcs = comm.alltoallv(arc_send, arc_counts);
+  g.dist = BlockDistribution(std::move(offsets));
+
+  // Sources hold ascending canonical blocks and new indices follow canonical order within a part, so
+  // the nodes arrive already sorted by new index; check it rather than trust it.
+  const auto n_mine = static_cast<size_t>(g.n_local());
+  if (nodes.size() != n_mine) throw Error("distribute_graph: received " + std::to_string(nodes.size()) + " rows, expected " + std::to_string(n_mine));
+  g.original_id.resize(n_mine);
+  g.canonical_index.resize(n_mine);
+  g.row_ptr.assign(n_mine + 1, 0);
+  for (size_t i = 0; i < n_mine; ++i) {
+    if (nodes[i].new_index != g.first() + static_cast<std::int64_t>(i)) throw Error("distribute_graph: rows out of order");
+    g.original_id[i] = nodes[i].original_id;
+    g.canonical_index[i] = nodes[i].canonical;
+    g.row_ptr[i + 1] = g.row_ptr[i] + nodes[i].n_arcs;
+  }
+  g.col.resize(arcs.size());
+  g.weight.resize(arcs.size());
+  for (size_t k = 0; k < arcs.size(); ++k) {
+    g.col[k] = arcs[k].dst;
+    g.weight[k] = arcs[k].w;
+  }
+
+  // Ghosts, their degrees, and the symmetric normalisation.
+  for (auto c : g.col)
+    if (!g.owns(c)) g.ghosts.push_back(c);
+  std::sort(g.ghosts.begin(), g.ghosts.end());
+  g.ghosts.erase(std::unique(g.ghosts.begin(), g.ghosts.end()), g.ghosts.end());
+  g.ghost_exchange = GhostExchange(comm, g.dist, g.ghosts);
+  g.degree.assign(n_mine, 0.0);
+  for (size_t i = 0; i < n_mine; ++i)
+    for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) g.degree[i] += g.weight[static_cast<size_t>(k)];
+  g.ghost_degree.resize(g.ghosts.size());
+  g.ghost_exchange.exchange<double>(g.degree, g.ghost_degree);
+  g.normalized_weight.resize(g.col.size());
+  for (size_t i = 0; i < n_mine; ++i)
+    for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+      const auto c = g.col[static_cast<size_t>(k)];
+      const double dj = g.owns(c) ? g.degree[static_cast<size_t>(c - g.first())]
+                                  : g.ghost_degree[static_cast<size_t>(g.ghost_slot(c))];
+      g.normalized_weight[static_cast<size_t>(k)] = g.weight[static_cast<size_t>(k)] / std::sqrt(g.degree[i] * dj);
+    }
+  g.report.distribute_seconds = comm.max(timer.seconds());
+  return g;
+}
+
+std::string graph_summary(const DistributedGraph& g) {
+  return g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " + std::to_string(g.n_edges_global) +
+         " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks";
+}
+
+DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
+  validate_partition_spec(options.partition);
+  CanonicalGraph canonical = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates);
+  Timer timer;
+  const auto part = compute_partition(comm, canonical, options.partition, comm.size());
+  const double partition_seconds = comm.max(timer.seconds());
+  const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
+  DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
+  g.report.partition_seconds = partition_seconds;
+  g.partitioner = options.partition;
+  g.quality = quality;
+  return g;
+}
+
+}  // namespace graphrf

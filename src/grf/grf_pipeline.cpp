@@ -1,0 +1,90 @@
+#include "graphrf/grf/grf_pipeline.hpp"
+
+#include <cmath>
+
+#include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/grf/spectral_radius.hpp"
+#include "graphrf/core/timer.hpp"
+
+namespace graphrf {
+
+GrfEstimator parse_estimator(std::string_view s) {
+  if (s == "symmetric") return GrfEstimator::symmetric;
+  if (s == "two-ensembles") return GrfEstimator::two_ensembles;
+  if (s == "asymmetric") return GrfEstimator::asymmetric;
+  throw InputError("--estimator: unknown estimator '" + std::string(s) +
+                   "' (expected symmetric, two-ensembles or asymmetric)");
+}
+
+const char* estimator_name(GrfEstimator e) {
+  switch (e) {
+    case GrfEstimator::symmetric: return "symmetric";
+    case GrfEstimator::two_ensembles: return "two-ensembles";
+    case GrfEstimator::asymmetric: return "asymmetric";
+  }
+  return "?";
+}
+
+GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk, GrfEstimator estimator,
+                   const Log& log, const WalkLimits& limits) {
+  const Communicator& comm = *g.comm;
+  GrfRun run;
+  run.estimator = estimator;
+  const double rho = spectral_radius(g, walk);
+  const int terms = static_cast<int>(walk.max_length) + 1;
+  collective_try(comm, [&] {
+    if (g.n_global() >= (std::int64_t{1} << 43))  // grf_matrix packs (column, step) into one 64-bit key
+      throw InputError("--graph: GRFs support up to 2^43 nodes (got " + std::to_string(g.n_global()) + ")");
+    validate(kernel, rho);
+    run.alpha = kernel_alpha(kernel, terms);
+    run.f = estimator == GrfEstimator::asymmetric ? run.alpha : kernel_f(kernel, terms);
+  });
+  if (has_negative(run.f))
+    log.warn(std::string(estimator == GrfEstimator::asymmetric ? "alpha" : "f") +
+             " has negative entries: the masked-attention normaliser can be negative");
+  const int ensembles = estimator == GrfEstimator::two_ensembles ? 2 : 1;
+  for (int e = 0; e < ensembles; ++e) {
+    WalkOptions o = walk;
+    o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble
+    WalkResult result = run_walks(g, o, log, limits);
+    run.walks.push_back(result.stats);
+    Timer timer;
+    run.by_length.push_back(assemble_length_resolved(std::move(result.deposits), g.first(), g.n_local(), walk.walkers));
+    run.phi.push_back(combine_lengths(run.by_length.back(), run.f));
+    run.assemble_seconds += comm.max(timer.seconds());
+  }
+  return run;
+}
+
+NnzSummary nnz_per_row(const Communicator& comm, const SparseRows& rows) {
+  std::int64_t lo = INT64_MAX, hi = 0;
+  for (std::int64_t i = 0; i < rows.n_local(); ++i) {
+    const auto nnz = rows.indptr[static_cast<size_t>(i) + 1] - rows.indptr[static_cast<size_t>(i)];
+    lo = std::min(lo, nnz);
+    hi = std::max(hi, nnz);
+  }
+  NnzSummary s;
+  s.min = comm.min(lo);
+  s.max = comm.max(hi);
+  s.total = comm.sum(static_cast<std::int64_t>(rows.col.size()));
+  s.mean = static_cast<double>(s.total) / static_cast<double>(comm.sum(rows.n_local()));
+  return s;
+}
+
+double sparsity_bound(std::int64_t walkers, double p_halt, double delta) {
+  const double b = std::log(1.0 - std::pow(1.0 - delta, 1.0 / static_cast<double>(walkers))) / std::log(1.0 - p_halt);
+  return 1.0 + static_cast<double>(walkers) * b;
+}
+
+Eigen::MatrixXd dense_kernel_estimate(const DistributedGraph& g, const GrfRun& run) {
+  const Communicator& comm = *g.comm;
+  const Eigen::MatrixXd phi1 = gather_dense_rows(comm, run.phi[0], g.first(), g.n_global());
+  if (run.estimator == GrfEstimator::asymmetric) return phi1;
+  if (run.estimator == GrfEstimator::symmetric) return comm.is_root() ? Eigen::MatrixXd(phi1 * phi1.transpose()) : phi1;
+  const Eigen::MatrixXd phi2 = gather_dense_rows(comm, run.phi[1], g.first(), g.n_global());
+  if (!comm.is_root()) return phi1;
+  const Eigen::MatrixXd k = phi1 * phi2.transpose();
+  return 0.5 * (k + k.transpose());
+}
+
+}  // namespace graphrf

@@ -1,0 +1,48 @@
+#include "graphrf/grf/spectral_radius.hpp"
+
+#include <cmath>
+
+namespace graphrf {
+
+void multiply_w(const DistributedGraph& g, const WalkOptions& options, const std::vector<double>& x, std::vector<double>& y) {
+  std::vector<double> ghost(g.ghosts.size());
+  g.ghost_exchange.exchange<double>(x, ghost);
+  y.assign(static_cast<size_t>(g.n_local()), 0.0);
+  for (std::int64_t i = 0; i < g.n_local(); ++i) {
+    double sum = 0;
+    for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const auto kk = static_cast<size_t>(k);
+      const auto c = g.col[kk];
+      const double w = options.weights == WeightMode::normalized ? g.normalized_weight[kk] : options.scale * g.weight[kk];
+      sum += w * (g.owns(c) ? x[static_cast<size_t>(c - g.first())] : ghost[static_cast<size_t>(g.ghost_slot(c))]);
+    }
+    y[static_cast<size_t>(i)] = sum;
+  }
+}
+
+double spectral_radius(const DistributedGraph& g, const WalkOptions& options) {
+  if (options.weights == WeightMode::normalized) return 1.0;
+  const Communicator& comm = *g.comm;
+  std::vector<double> x(static_cast<size_t>(g.n_local()), 1.0), y;
+  double estimate = 0;
+  for (int it = 0; it < 200; ++it) {
+    multiply_w(g, options, x, y);
+    double yy = 0, xx = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      yy += y[i] * y[i];
+      xx += x[i] * x[i];
+    }
+    yy = comm.sum(yy);
+    xx = comm.sum(xx);
+    if (yy == 0) return 0.0;
+    const double next = std::sqrt(yy / xx);
+    const bool converged = std::abs(next - estimate) <= 1e-6 * next;
+    estimate = next;
+    const double inv = 1.0 / std::sqrt(yy);
+    for (size_t i = 0; i < y.size(); ++i) x[i] = y[i] * inv;
+    if (converged) break;
+  }
+  return estimate * 1.01;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,157 @@
+#include "graphrf/io/arc_input.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "graphrf/core/timer.hpp"
+
+namespace graphrf {
+
+namespace {
+
+
+// RAII file descriptor for pread.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY)) {
+    if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || S_ISDIR(st.st_mode)) {
+      ::close(fd_);
+      throw InputError(path + ": cannot read: not a regular file");
+    }
+    size_ = st.st_size;
+  }
+  ~InputFile() { ::close(fd_); }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  std::int64_t size() const { return size_; }
+  // Reads [begin, end) (clipped to the file).
+  std::string read(std::int64_t begin, std::int64_t end) const {
+    end = std::min(end, size_);
+    std::string out(static_cast<size_t>(std::max<std::int64_t>(0, end - begin)), '\0');
+    std::int64_t done = 0;
+    while (done < static_cast<std::int64_t>(out.size())) {
+      const ssize_t n = ::pread(fd_, out.data() + done, out.size() - static_cast<size_t>(done), begin + done);
+      if (n < 0) throw InputError(path_ + ": read failed: " + std::strerror(errno));
+      if (n == 0) break;
+      done += n;
+    }
+    out.resize(static_cast<size_t>(done));
+    return out;
+  }
+  // Position just past the first '\n' at or after `pos` (file size if none).
+  std::int64_t after_newline(std::int64_t pos) const {
+    constexpr std::int64_t kBlock = 1 << 16;
+    for (std::int64_t at = pos; at < size_; at += kBlock) {
+      const std::string block = read(at, at + kBlock);
+      const auto nl = block.find('\n');
+      if (nl != std::string::npos) return at + static_cast<std::int64_t>(nl) + 1;
+    }
+    return size_;
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  std::int64_t size_ = 0;
+};
+
+}  // namespace
+
+std::string read_line_aligned_share(const std::string& path, std::int64_t data_offset, std::int64_t file_size, int rank,
+                                    int ranks) {
+  InputFile file(path);
+  const std::int64_t span = file_size - data_offset;
+  const std::int64_t b = data_offset + span * rank / ranks;
+  const std::int64_t e = data_offset + span * (rank + 1) / ranks;
+  const std::int64_t start = (b == data_offset) ? b : file.after_newline(b - 1);
+  const std::int64_t end = (e == file_size) ? e : file.after_newline(e - 1);
+  if (start >= end) return {};
+  return file.read(start, end);
+}
+
+ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
+  if (is_generated_graph(options.graph)) return generate_arcs(comm, options.graph);
+  Timer timer;
+  const std::string& path = options.graph;
+  GraphFormat format{};
+  FileHeader header;
+  std::string reason;
+  std::int64_t file_size = 0;
+  // Rank 0 reads the head, picks the format and parses the header; every rank agrees on success or failure.
+  collective_try(comm, [&] {
+    if (path.empty()) throw InputError("--graph: no graph given (a file, grid:RxC or random:N:MEAN_DEGREE[:SEED])");
+    if (!comm.is_root()) return;
+    InputFile file(path);
+    file_size = file.size();
+    const std::string head = file.read(0, kFormatHeadBytes);
+    if (options.format == "auto") {
+      const FormatChoice choice = detect_format(path, head);
+      format = choice.format;
+      reason = choice.reason;
+    } else {
+      format = parse_format_name(options.format);
+      reason = "--format";
+    }
+    header = parse_header(format, head, path, options.weight_column);
+  });
+  comm.broadcast(format);
+  comm.broadcast(header);
+  comm.broadcast(file_size);
+  comm.broadcast(reason);
+
+  ArcInput input;
+  std::string chunk;
+  collective_try(comm, [&] { chunk = read_line_aligned_share(path, header.data_offset, file_size, comm.rank(), comm.size()); });
+  const std::int64_t lines = count_lines(chunk);
+  const std::int64_t records = count_records(format, header, chunk);
+  ChunkContext context;
+  context.file_name = path;
+  context.first_line = header.data_first_line + comm.exscan_sum(lines);
+  context.records_before = comm.exscan_sum(records);
+  const std::int64_t total_records = comm.sum(records);
+  if (format == GraphFormat::obj) header.declared_nodes = total_records;  // OBJ: every 'v' line is a node
+  // Without a declared node range the nodes are the ids the file names: self-loops are parsed, and dropped
+  // below only after their ids are kept.
+  const bool ids_from_arcs = header.declared_nodes < 0;
+  context.keep_self_loops = options.keep_self_loops || ids_from_arcs;
+  collective_try(comm, [&] {
+    if (format == GraphFormat::metis && total_records < header.declared_nodes)
+      throw InputError(path + ": the header declares " + std::to_string(header.declared_nodes) + " vertices but only " +
+                       std::to_string(total_records) + " vertex lines follow");
+  });
+
+  ParsedChunk parsed;
+  collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });
+  std::string().swap(chunk);
+  if (ids_from_arcs && !options.keep_self_loops) {
+    std::erase_if(parsed.arcs, [&](const Arc& a) {
+      if (a.u != a.v) return false;
+      input.self_loop_ids.push_back(a.u);
+      ++parsed.self_loops_dropped;
+      return true;
+    });
+  }
+  input.arcs = std::move(parsed.arcs);
+  input.declared_nodes = header.declared_nodes;
+  input.id_base = header.declared_nodes >= 0 ? 1 : 0;
+
+  LoadReport& report = input.report;
+  report.source = path + " as " + format_name(format) + " (" + reason + ")";
+  report.lines = comm.sum(lines) + header.data_first_line - 1;
+  report.self_loops_dropped = comm.sum(parsed.self_loops_dropped);
+  report.arcs_read = comm.sum(static_cast<std::int64_t>(input.arcs.size())) + report.self_loops_dropped;
+  report.skipped_header_line = header.skipped_header_line;
+  report.declared_nodes = header.declared_nodes;
+  report.weighted = header.has_weights;
+  report.read_seconds = comm.max(timer.seconds());
+  return input;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,208 @@
+#include "graphrf/io/canonical_graph.hpp"
+
+#include <algorithm>
+
+#include "graphrf/mpi/request_reply.hpp"
+#include "graphrf/core/timer.hpp"
+
+namespace graphrf {
+
+namespace {
+
+// Ids that no format declares (edge lists) get canonical indices by a distributed sample sort:
+// ids are routed to buckets bounded by splitters, each rank sorts its bucket, and an exclusive scan of
+// bucket sizes turns positions into global indices. Returns (distribution, sorted ids owned here, bucket splitters).
+struct SortedIds {
+  BlockDistribution dist;
+  std::vector<std::int64_t> owned_ids;  // ascending, canonical index = dist.first(rank) + position
+  std::vector<std::int64_t> splitters;  // bucket of id = upper_bound(splitters, id)
+  int bucket(std::int64_t id) const {
+    return static_cast<int>(std::upper_bound(splitters.begin(), splitters.end(), id) - splitters.begin());
+  }
+};
+
+SortedIds sort_distinct_ids(const Communicator& comm, const std::vector<std::int64_t>& local_distinct) {
+  const int p = comm.size();
+  constexpr int kSamplesPerRank = 64;
+  std::vector<std::int64_t> samples;
+  if (!local_distinct.empty())
+    for (int k = 0; k < kSamplesPerRank; ++k)
+      samples.push_back(local_distinct[local_distinct.size() * static_cast<size_t>(k) / kSamplesPerRank]);
+  // Everyone gets everyone's samples: each destination receives the same block.
+  std::vector<std::int64_t> send;
+  Counts counts(static_cast<size_t>(p), static_cast<std::int64_t>(samples.size()));
+  for (int r = 0; r < p; ++r) send.insert(send.end(), samples.begin(), samples.end());
+  std::vector<std::int64_t> all = comm.alltoallv(send, counts);
+  std::sort(all.begin(), all.end());
+  SortedIds out;
+  for (int j = 1; j < p; ++j)
+    out.splitters.push_back(all.empty() ? 0 : all[all.size() * static_cast<size_t>(j) / static_cast<size_t>(p)]);
+
+  Counts route(static_cast<size_t>(p), 0);
+  for (auto id : local_distinct) ++route[static_cast<size_t>(out.bucket(id))];  // local_distinct is sorted: buckets are runs
+  out.owned_ids = comm.alltoallv(local_distinct, route);
+  std::sort(out.owned_ids.begin(), out.owned_ids.end());
+  out.owned_ids.erase(std::unique(out.owned_ids.begin(), out.owned_ids.end()), out.owned_ids.end());
+  const auto sizes = comm.allgather(static_cast<std::int64_t>(out.owned_ids.size()));
+  std::vector<std::int64_t> offsets(static_cast<size_t>(p) + 1, 0);
+  for (int r = 0; r < p; ++r) offsets[static_cast<size_t>(r) + 1] = offsets[static_cast<size_t>(r)] + sizes[static_cast<size_t>(r)];
+  out.dist = BlockDistribution(std::move(offsets));
+  return out;
+}
+
+struct DirectedRecord {
+  std::int64_t src, dst;
+  double w;
+  std::int64_t reversed;  // 0: as listed in the input, 1: the mirror copy made by symmetrisation
+};
+
+}  // namespace
+
+CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input, DuplicatePolicy duplicates) {
+  Timer timer;
+  CanonicalGraph g;
+  g.report = std::move(input.report);
+  g.report.duplicate_policy = duplicate_policy_name(duplicates);
+  const int rank = comm.rank();
+
+  // 1. Canonical numbering of the arc endpoints.
+  if (input.declared_nodes >= 0) {
+    g.dist = BlockDistribution::uniform(input.declared_nodes, comm.size());
+    for (auto& a : input.arcs) {
+      a.u -= input.id_base;
+      a.v -= input.id_base;
+    }
+    g.original_id.resize(static_cast<size_t>(g.dist.count(rank)));
+    for (size_t k = 0; k < g.original_id.size(); ++k)
+      g.original_id[k] = g.dist.first(rank) + static_cast<std::int64_t>(k) + input.id_base;
+  } else {
+    std::vector<std::int64_t> ids;
+    ids.reserve(2 * input.arcs.size() + input.self_loop_ids.size());
+    for (const auto& a : input.arcs) {
+      ids.push_back(a.u);
+      ids.push_back(a.v);
+    }
+    ids.insert(ids.end(), input.self_loop_ids.begin(), input.self_loop_ids.end());  // isolated if nothing else
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    SortedIds sorted = sort_distinct_ids(comm, ids);
+    const std::int64_t base = sorted.dist.first(rank);
+    const auto index_of = request_reply<std::int64_t>(
+        comm, std::span<const std::int64_t>(ids), [&](std::int64_t id) { return sorted.bucket(id); },
+        [&](std::int64_t id) {
+          return base + (std::lower_bound(sorted.owned_ids.begin(), sorted.owned_ids.end(), id) - sorted.owned_ids.begin());
+        });
+    auto canon = [&](std::int64_t id) {
+      return index_of[static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin())];
+    };
+    for (auto& a : input.arcs) {
+      a.u = canon(a.u);
+      a.v = canon(a.v);
+    }
+    g.dist = std::move(sorted.dist);
+    g.original_id = std::move(sorted.owned_ids);
+  }
+  const std::int64_t n = g.dist.total();
+  collective_try(comm, [&] {
+    if (n == 0) throw InputError(g.report.source + ": empty graph (no nodes)");
+  });
+
+  // 2. Route both directions of every arc to the owner of its source.
+  std::vector<DirectedRecord> records;
+  {
+    const auto p = static_cast<size_t>(comm.size());
+    Counts counts(p, 0);
+    for (const auto& a : input.arcs) {
+      ++counts[static_cast<size_t>(g.dist.owner(a.u))];
+      if (a.u != a.v) ++counts[static_cast<size_t>(g.dist.owner(a.v))];
+    }
+    std::vector<std::int64_t> pos(p + 1, 0);
+    for (size_t r = 0; r < p; ++r) pos[r + 1] = pos[r] + counts[r];
+    std::vector<DirectedRecord> send(static_cast<size_t>(pos[p]));
+    for (const auto& a : input.arcs) {
+      send[static_cast<size_t>(pos[static_cast<size_t>(g.dist.owner(a.u))]++)] = {a.u, a.v, a.w, 0};
+      if (a.u != a.v) send[static_cast<size_t>(pos[static_cast<size_t>(g.dist.owner(a.v))]++)] = {a.v, a.u, a.w, 1};
+    }
+    std::vector<Arc>().swap(input.arcs);
+    records = comm.alltoallv(send, counts);
+  }
+  // Sorting by weight too makes sums independent of arrival order (bitwise reproducible).
+  std::sort(records.begin(), records.end(), [](const DirectedRecord& a, const DirectedRecord& b) {
+    if (a.src != b.src) return a.src < b.src;
+    if (a.dst != b.dst) return a.dst < b.dst;
+    if (a.reversed != b.reversed) return a.reversed < b.reversed;
+    return a.w < b.w;
+  });
+
+  // 3. Merge repeated arcs per direction, then combine the two directions of each edge.
+  const std::int64_t first = g.dist.first(rank);
+  const auto n_local = static_cast<size_t>(g.dist.count(rank));
+  g.row_ptr.assign(n_local + 1, 0);
+  std::int64_t duplicates_merged = 0, reciprocal = 0, conflicts = 0, edges_here = 0, kept_loops = 0;
+  std::int64_t dup_src = -1, dup_dst = -1;
+  size_t i = 0;
+  while (i < records.size()) {
+    const std::int64_t src = records[i].src, dst = records[i].dst;
+    double w_dir[2] = {-1, -1};
+    while (i < records.size() && records[i].src == src && records[i].dst == dst) {
+      const auto dir = records[i].reversed;
+      double w = records[i].w;
+      size_t j = i + 1;
+      for (; j < records.size() && records[j].src == src && records[j].dst == dst && records[j].reversed == dir; ++j) {
+        w = duplicates == DuplicatePolicy::sum ? w + records[j].w : std::max(w, records[j].w);
+        if (dir == 0) {
+          ++duplicates_merged;
+          if (dup_src < 0) {
+            dup_src = src;
+            dup_dst = dst;
+          }
+        }
+      }
+      w_dir[dir] = w;
+      i = j;
+    }
+    const bool both = w_dir[0] >= 0 && w_dir[1] >= 0;
+    if (both && src < dst) {
+      ++reciprocal;
+      if (w_dir[0] != w_dir[1]) ++conflicts;
+    }
+    if (src < dst) ++edges_here;
+    if (src == dst) {
+      ++edges_here;
+      ++kept_loops;
+    }
+    g.col.push_back(dst);
+    g.weight.push_back(std::max(w_dir[0], w_dir[1]));
+    ++g.row_ptr[static_cast<size_t>(src - first) + 1];
+  }
+  std::vector<DirectedRecord>().swap(records);
+  for (size_t k = 0; k < n_local; ++k) g.row_ptr[k + 1] += g.row_ptr[k];
+
+  if (duplicates == DuplicatePolicy::error) {
+    // Name the first offending edge by original ids (its target may live on another rank).
+    const bool mine = dup_src >= 0;
+    std::vector<std::int64_t> ask;
+    if (mine) ask.push_back(dup_dst);
+    const auto dst_id = request_reply<std::int64_t>(
+        comm, std::span<const std::int64_t>(ask), [&](std::int64_t c) { return g.dist.owner(c); },
+        [&](std::int64_t c) { return g.original_id[static_cast<size_t>(c - first)]; });
+    collective_try(comm, [&] {
+      if (mine)
+        throw InputError(g.report.source + ": duplicate edge " + std::to_string(g.original_id[static_cast<size_t>(dup_src - first)]) +
+                         " -> " + std::to_string(dst_id[0]) + " (--duplicates error; use sum or max to merge)");
+    });
+  }
+
+  g.report.duplicate_arcs_merged = comm.sum(duplicates_merged);
+  g.report.reciprocal_pairs = comm.sum(reciprocal);
+  g.report.reciprocal_weight_conflicts = comm.sum(conflicts);
+  g.report.self_loops_kept = comm.sum(kept_loops);
+  g.n_edges_global = comm.sum(edges_here);
+  collective_try(comm, [&] {
+    if (g.n_edges_global == 0) throw InputError(g.report.source + ": empty graph (no edges)");
+  });
+  g.report.assemble_seconds = comm.max(timer.seconds());
+  return g;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,214 @@
+// Format names, format detection, line counting and the dispatch to the per-format parsers.
+#include "graphrf/io/graph_formats.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "format_parsers.hpp"
+#include "format_text.hpp"
+#include "graphrf/core/error.hpp"
+
+namespace graphrf {
+
+using detail::iequals;
+
+const char* format_name(GraphFormat format) {
+  switch (format) {
+    case GraphFormat::edge_list:
+      return "edgelist";
+    case GraphFormat::matrix_market:
+      return "mtx";
+    case GraphFormat::metis:
+      return "metis";
+    case GraphFormat::dimacs:
+      return "dimacs";
+    case GraphFormat::obj:
+      return "obj";
+  }
+  return "unknown";
+}
+
+GraphFormat parse_format_name(std::string_view name) {
+  struct Alias {
+    std::string_view name;
+    GraphFormat format;
+  };
+  static constexpr Alias kAliases[] = {
+      {"edgelist", GraphFormat::edge_list}, {"edge-list", GraphFormat::edge_list}, {"snap", GraphFormat::edge_list},
+      {"tsv", GraphFormat::edge_list},      {"csv", GraphFormat::edge_list},       {"mtx", GraphFormat::matrix_market},
+      {"mm", GraphFormat::matrix_market},   {"metis", GraphFormat::metis},         {"graph", GraphFormat::metis},
+      {"dimacs", GraphFormat::dimacs},      {"gr", GraphFormat::dimacs},           {"obj", GraphFormat::obj},
+  };
+  for (const Alias& a : kAliases) {
+    if (iequals(name, a.name)) return a.format;
+  }
+  if (iequals(name, "auto")) {
+    throw std::invalid_argument("parse_format_name: 'auto' is resolved by detect_format, not here");
+  }
+  throw InputError("--format: unknown format '" + detail::excerpt(name) +
+                   "' (expected auto, edgelist, mtx, metis, dimacs, obj)");
+}
+
+namespace {
+
+// Lower-cased extension of the file name's last path component, with its dot ("" if none).
+std::string extension_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string_view base = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  const std::size_t dot = base.find_last_of('.');
+  if (dot == std::string_view::npos || dot == 0) return {};
+  std::string ext(base.substr(dot));
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+  return ext;
+}
+
+// The word of a DIMACS problem line that follows only blank and 'c' comment lines ("" if there is none).
+std::string dimacs_problem_word(std::string_view head) {
+  detail::HeadLines lines(head);
+  while (lines.next()) {
+    const std::string_view t = detail::trim_left(lines.text);
+    if (t.empty() || t[0] == 'c') continue;
+    std::string_view word;
+    std::int64_t nodes = 0, arcs = 0;
+    if (detail::parse_dimacs_problem_line(t, word, nodes, arcs)) return std::string(word.empty() ? "?" : word);
+    return {};
+  }
+  return {};
+}
+
+bool looks_like_obj(std::string_view head) {
+  bool vertex = false, face = false;
+  detail::HeadLines lines(head);
+  while (lines.next() && !(vertex && face)) {
+    const std::string_view t = detail::trim_left(lines.text);
+    if (t.size() >= 2 && detail::is_blank(t[1])) {
+      vertex = vertex || t[0] == 'v';
+      face = face || t[0] == 'f';
+    }
+  }
+  return vertex && face;
+}
+
+}  // namespace
+
+FormatChoice detect_format(const std::string& path, std::string_view head) {
+  detail::check_not_compressed(path, head);
+  const std::string_view text = head.substr(detail::bom_length(head));
+  if (detail::istarts_with(text, "%%MatrixMarket")) return {GraphFormat::matrix_market, "header '%%MatrixMarket'"};
+  if (std::string word = dimacs_problem_word(head); !word.empty()) {
+    return {GraphFormat::dimacs, "header 'p " + detail::excerpt(word.substr(0, 20)) + "'"};
+  }
+  const std::string ext = extension_of(path);
+  struct ByExtension {
+    std::string_view ext;
+    GraphFormat format;
+  };
+  static constexpr ByExtension kSpecific[] = {
+      {".mtx", GraphFormat::matrix_market}, {".mm", GraphFormat::matrix_market}, {".graph", GraphFormat::metis},
+      {".metis", GraphFormat::metis},       {".gr", GraphFormat::dimacs},        {".dimacs", GraphFormat::dimacs},
+      {".obj", GraphFormat::obj},
+  };
+  for (const ByExtension& e : kSpecific) {
+    if (ext == e.ext) return {e.format, "extension " + ext};
+  }
+  if (looks_like_obj(head)) return {GraphFormat::obj, "lines starting with 'v ' and 'f '"};
+  static constexpr std::string_view kEdgeList[] = {".txt", ".tsv", ".csv", ".edges", ".el", ".cites", ".edgelist"};
+  if (std::find(std::begin(kEdgeList), std::end(kEdgeList), ext) != std::end(kEdgeList)) {
+    return {GraphFormat::edge_list, "extension " + ext};
+  }
+  if (ext.empty()) return {GraphFormat::edge_list, "default (no file extension)"};
+  return {GraphFormat::edge_list, "default (extension " + detail::excerpt(ext) + " not recognised)"};
+}
+
+FileHeader parse_header(GraphFormat format, std::string_view head, const std::string& file_name,
+                        int weight_column_option) {
+  if (weight_column_option < -1) {
+    throw InputError("--weight-column: expected -1 (unweighted), 0 (default) or a column number >= 3 (got " +
+                     std::to_string(weight_column_option) + ")");
+  }
+  if (weight_column_option > 0 && format != GraphFormat::edge_list) {
+    throw InputError("--weight-column " + std::to_string(weight_column_option) + " applies only to edge lists; " +
+                     file_name + " is read as " + format_name(format));
+  }
+  if (format == GraphFormat::edge_list && (weight_column_option == 1 || weight_column_option == 2)) {
+    throw InputError("--weight-column: columns 1 and 2 hold the node ids; the weight column must be >= 3 (got " +
+                     std::to_string(weight_column_option) + ")");
+  }
+  detail::check_not_compressed(file_name, head);
+  switch (format) {
+    case GraphFormat::edge_list:
+      return detail::edge_list_header(head, file_name, weight_column_option);
+    case GraphFormat::matrix_market:
+      return detail::matrix_market_header(head, file_name, weight_column_option);
+    case GraphFormat::metis:
+      return detail::metis_header(head, file_name, weight_column_option);
+    case GraphFormat::dimacs:
+      return detail::dimacs_header(head, file_name, weight_column_option);
+    case GraphFormat::obj:
+      return detail::obj_header(head, file_name, weight_column_option);
+  }
+  throw std::invalid_argument("parse_header: bad GraphFormat");
+}
+
+std::int64_t count_lines(std::string_view chunk) {
+  if (chunk.empty()) return 0;
+  const auto newlines = std::count(chunk.begin(), chunk.end(), '\n');
+  return static_cast<std::int64_t>(newlines) + (chunk.back() == '\n' ? 0 : 1);
+}
+
+std::int64_t count_records(GraphFormat format, const FileHeader& /*header*/, std::string_view chunk) {
+  switch (format) {
+    case GraphFormat::edge_list:
+      return detail::edge_list_records(chunk);
+    case GraphFormat::matrix_market:
+      return detail::matrix_market_records(chunk);
+    case GraphFormat::metis:
+      return detail::metis_records(chunk);
+    case GraphFormat::dimacs:
+      return detail::dimacs_records(chunk);
+    case GraphFormat::obj:
+      return detail::obj_records(chunk);
+  }
+  throw std::invalid_argument("count_records: bad GraphFormat");
+}
+
+ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::string_view chunk,
+                        const ChunkContext& context) {
+  ParsedChunk out;
+  out.lines = count_lines(chunk);
+  // Upper bounds (one arc per line) for the line formats; rough guesses where a line holds many arcs.
+  switch (format) {
+    case GraphFormat::edge_list:
+    case GraphFormat::matrix_market:
+    case GraphFormat::dimacs:
+      out.arcs.reserve(static_cast<std::size_t>(out.lines));
+      break;
+    case GraphFormat::metis:
+      out.arcs.reserve(chunk.size() / 8 + 16);
+      break;
+    case GraphFormat::obj:
+      out.arcs.reserve(static_cast<std::size_t>(out.lines) * 2);
+      break;
+  }
+  switch (format) {
+    case GraphFormat::edge_list:
+      detail::parse_edge_list(header, chunk, context, out);
+      break;
+    case GraphFormat::matrix_market:
+      detail::parse_matrix_market(header, chunk, context, out);
+      break;
+    case GraphFormat::metis:
+      detail::parse_metis(header, chunk, context, out);
+      break;
+    case GraphFormat::dimacs:
+      detail::parse_dimacs(header, chunk, context, out);
+      break;
+    case GraphFormat::obj:
+      detail::parse_obj(header, chunk, context, out);
+      break;
+  }
+  return out;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,82 @@
+#include "graphrf/io/h5_input.hpp"
+
+#include <unistd.h>
+
+namespace graphrf {
+
+H5Input::H5Input(std::string path) : path_(std::move(path)) {
+  h5::silence_error_printing();
+  if (::access(path_.c_str(), R_OK) != 0) throw InputError(path_ + ": cannot open for reading");
+  const hid_t id = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) throw InputError(path_ + ": not an HDF5 file (" + h5::innermost_error() + ")");
+  file_ = h5::File(id);
+}
+
+bool H5Input::has(const std::string& dataset) const {
+  // H5Lexists on each path component so that "/a/b" with no "/a" is a plain false.
+  std::string prefix;
+  size_t pos = 0;
+  while (pos < dataset.size()) {
+    size_t next = dataset.find('/', pos + 1);
+    if (next == std::string::npos) next = dataset.size();
+    prefix = dataset.substr(0, next);
+    if (prefix != "/" && H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    pos = next;
+  }
+  return true;
+}
+
+std::vector<std::uint64_t> H5Input::shape(const std::string& dataset) const {
+  if (!has(dataset)) throw InputError(path_ + ": no dataset " + dataset);
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
+  const int rank = h5::check(H5Sget_simple_extent_ndims(space.get()), "get rank", dataset);
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  h5::check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "get dims", dataset);
+  return std::vector<std::uint64_t>(dims.begin(), dims.end());
+}
+
+bool H5Input::is_integer(const std::string& dataset) const {
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+  return H5Tget_class(type.get()) == H5T_INTEGER;
+}
+
+void H5Input::read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type,
+                        void* out) const {
+  const auto dims = shape(dataset);
+  if (dims.empty() || end > dims[0] || begin > end) throw InputError(path_ + ": " + dataset + ": bad row range");
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto file_space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
+  std::vector<hsize_t> start(dims.size(), 0), count(dims.begin(), dims.end());
+  start[0] = begin;
+  count[0] = end - begin;
+  if (count[0] == 0) return;
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+            "select rows", dataset);
+  const auto memory_space = h5::Dataspace::checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                                                   "create dataspace", dataset);
+  h5::check(H5Dread(d.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out), "read", dataset);
+}
+
+namespace {
+std::uint64_t row_width(const std::vector<std::uint64_t>& dims) {
+  std::uint64_t w = 1;
+  for (size_t k = 1; k < dims.size(); ++k) w *= dims[k];
+  return w;
+}
+}  // namespace
+
+std::vector<double> H5Input::read_rows_double(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const {
+  std::vector<double> out((end - begin) * row_width(shape(dataset)));
+  read_rows(dataset, begin, end, H5T_NATIVE_DOUBLE, out.data());
+  return out;
+}
+
+std::vector<std::int64_t> H5Input::read_rows_int64(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const {
+  std::vector<std::int64_t> out((end - begin) * row_width(shape(dataset)));
+  read_rows(dataset, begin, end, H5T_NATIVE_INT64, out.data());
+  return out;
+}
+
+}  // namespace graphrf

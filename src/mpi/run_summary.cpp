@@ -1,0 +1,30 @@
+#include "graphrf/mpi/run_summary.hpp"
+
+#include <sys/resource.h>
+
+namespace graphrf {
+
+double peak_memory_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+MinAvgMax min_avg_max(const Communicator& comm, double local) {
+  return {comm.min(local), comm.sum(local) / comm.size(), comm.max(local)};
+}
+
+void print_run_summary(const Log& log, const Communicator& comm, double seconds, std::int64_t bytes_sent) {
+  const MinAvgMax t = min_avg_max(comm, seconds), b = min_avg_max(comm, static_cast<double>(bytes_sent) / 1e6),
+                  m = min_avg_max(comm, peak_memory_mib());
+  auto three = [](const MinAvgMax& x, int precision) {
+    return fmt(x.min, precision) + " / " + fmt(x.avg, precision) + " / " + fmt(x.max, precision);
+  };
+  log.info("per rank    min / avg / max   time " + three(t, 2) + " s   sent " + three(b, 1) + " MB   peak memory " +
+           three(m, 0) + " MiB");
+  log.result("summary=run ranks=" + std::to_string(comm.size()) + " seconds_max=" + fmt(t.max, 4) + " seconds_avg=" +
+             fmt(t.avg, 4) + " sent_mb_max=" + fmt(b.max, 3) + " sent_mb_total=" + fmt(b.avg * comm.size(), 3) +
+             " peak_mib_max=" + fmt(m.max, 1) + " peak_mib_avg=" + fmt(m.avg, 1));
+}
+
+}  // namespace graphrf

@@ -1,0 +1,424 @@
+#include "graphrf/walks/walk_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+
+#include "graphrf/core/huge_pages.hpp"
+#include "graphrf/core/timer.hpp"
+#include "graphrf/walks/walk_step.hpp"
+
+namespace graphrf {
+
+namespace {
+
+constexpr int kWalkerTag = 7401;
+constexpr int kDepositTag = 7402;
+
+struct Walker {
+  std::int64_t start_id;  // original id of the start node: the key of every random draw
+  std::int64_t start;     // global index of the start node: where deposits go
+  std::int64_t at;        // global index of the current node
+  std::int32_t walker;
+  std::int32_t step;
+  double load;
+};
+
+// A private duplicate of the graph's communicator, so walk messages never meet anyone else's.
+class DuplicateComm {
+ public:
+  explicit DuplicateComm(MPI_Comm comm) { check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup"); }
+  ~DuplicateComm() { MPI_Comm_free(&comm_); }
+  DuplicateComm(const DuplicateComm&) = delete;
+  DuplicateComm& operator=(const DuplicateComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+};
+
+class WalkSimulation {
+ public:
+  WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits)
+      : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()) {
+    const auto n_arcs = g.col.size();
+    first_ = g.first();
+    last_ = first_ + g.n_local();
+    row_ptr_.assign(g.row_ptr.begin(), g.row_ptr.end());
+    arcs_.resize(n_arcs);
+    const double keep = 1.0 - o.p_halt;
+    for (std::int64_t i = 0; i < g.n_local(); ++i) {
+      const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
+      const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
+      const double deg = static_cast<double>(end - begin);
+      for (size_t k = begin; k < end; ++k) {
+        const double w = o.weights == WeightMode::normalized ? g.normalized_weight[k] : o.scale * g.weight[k];
+        // load *= W_vu / P(step v->u) / (1 - p): uniform steps pick u with 1/deg, weighted ones with a_vu/d_v.
+        arcs_[k].target = g.col[k];
+        arcs_[k].factor = o.step == StepRule::uniform ? w * deg / keep
+                                                      : w * g.degree[static_cast<size_t>(i)] / (g.weight[k] * keep);
+      }
+    }
+    if (o.step == StepRule::weighted) {
+      cumulative_.resize(n_arcs);
+      for (std::int64_t i = 0; i < g.n_local(); ++i) {
+        double sum = 0;
+        for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k)
+          cumulative_[static_cast<size_t>(k)] = sum += g.weight[static_cast<size_t>(k)];
+      }
+    }
+    walker_out_.resize(static_cast<size_t>(p_));
+    deposit_out_.resize(static_cast<size_t>(p_));
+    deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
+    histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
+    total_walkers_ = g.n_global() * o.walkers;
+    // A walk stores (1 - p)/p visits on average (its hops), most of them at home: reserve once, no regrowth.
+    const double expected = static_cast<double>(g.n_local() * o.walkers) * (1.0 - o.p_halt) / o.p_halt * 1.05;
+    if (limits.record_deposits) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
+  }
+
+  WalkResult run() {
+    Timer timer;
+    last_progress_ = -1e300;
+    while (!all_finished_) {
+      receive_available();
+      const bool worked = work();
+      if (!worked) flush_walker_batches();
+      reclaim_sends(false);
+      advance_termination(!worked, timer.seconds());
+    }
+    finish_deposit_traffic();
+    WalkResult result;
+    result.deposits = std::move(deposits_);
+    result.stats = global_statistics();
+    result.stats.walk_seconds = timer.seconds();
+    return result;
+  }
+
+ private:
+  // The hot loop. kLanes walkers advance round-robin, each one stage per round: at a row (deposit, draw,
+  // pick an arc, prefetch that arc) or at an arc (read the next node, prefetch its row). A walker's memory
+  // accesses are issued one round before they are used, so up to kLanes cache misses are in flight at
+  // once instead of one (memory-level parallelism). Returns false when there was nothing to do.
+  bool work() {
+    bool any = false;
+    for (int round = 0; round < 64; ++round) {
+      int live = 0;
+      for (auto& lane : lanes_) {
+        if (!lane.live && !refill(lane)) continue;
+        ++live;
+        advance(lane);
+      }
+      if (live == 0) break;
+      any = true;
+    }
+    return any;
+  }
+
+  struct Lane {
+    Walker w;
+    std::int64_t arc = -1;  // >= 0: the arc chosen at the previous row, not yet followed
+    bool live = false;
+    HopBlocks random;       // Philox blocks of the current steps
+    std::vector<Deposit> visits;  // this walker's deposits since it arrived here, flushed as one run
+  };
+  static constexpr int kLanes = 32;
+
+  // A new walker for an empty lane: a received one first, then the next from the generation cursor.
+  bool refill(Lane& lane) {
+    if (!queue_.empty()) {
+      lane.w = queue_.back();
+      queue_.pop_back();
+    } else if (next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight) {
+      lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
+                      static_cast<std::int32_t>(next_walker_), 0, 1.0};
+      if (++next_walker_ == o_.walkers) {
+        next_walker_ = 0;
+        ++next_node_;
+      }
+      ++started_;
+    } else {
+      return false;
+    }
+    lane.arc = -1;
+    lane.live = true;
+    lane.random = HopBlocks{};
+    __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
+    return true;
+  }
+
+  std::int64_t in_flight() const { return static_cast<std::int64_t>(queue_.size()) + buffered_walkers_; }
+
+  void advance(Lane& lane) {
+    Walker& w = lane.w;
+    if (lane.arc >= 0) {  // follow the arc chosen last round
+      const HopArc& a = arcs_[static_cast<size_t>(lane.arc)];
+      w.load *= a.factor;
+      w.at = a.target;
+      ++w.step;
+      ++hops_;
+      lane.arc = -1;
+      if (w.at < first_ || w.at >= last_) {
+        ++cross_hops_;
+        flush_visits(lane);
+        send_walker(w);
+        lane.live = false;
+        return;
+      }
+      __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+      return;
+    }
+    const auto v = static_cast<size_t>(w.at - first_);
+    // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
+    if (limits_.record_deposits && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
+    if (w.step == o_.max_length) {
+      ++truncated_;
+      return finish(lane);
+    }
+    const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step, lane.random);
+    if (draw.halt) return finish(lane);
+    const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
+    if (deg == 0) {
+      ++dead_ends_;
+      return finish(lane);
+    }
+    const std::int64_t pick = o_.step == StepRule::uniform
+                                  ? static_cast<std::int64_t>(uniform_below(draw.choice, static_cast<std::uint64_t>(deg)))
+                                  : pick_weighted(cumulative_.data() + begin, deg, draw.choice);
+    lane.arc = begin + pick;
+    __builtin_prefetch(&arcs_[static_cast<size_t>(lane.arc)]);
+  }
+
+  void finish(Lane& lane) {
+    ++finished_;
+    ++histogram_[static_cast<size_t>(lane.w.step)];
+    lane.live = false;
+    flush_visits(lane);
+  }
+
+  // A walker's visits on this rank go out as one contiguous run, so the owner of its start node receives
+  // deposits grouped by walk (assembly then gathers runs, not single deposits).
+  void flush_visits(Lane& lane) {
+    if (lane.visits.empty()) return;
+    const Walker& w = lane.w;
+    if (w.start >= first_ && w.start < last_) {
+      const auto row = static_cast<std::uint32_t>(w.start - first_);
+      for (auto& d : lane.visits) d.row = row;
+      deposits_.insert(deposits_.end(), lane.visits.begin(), lane.visits.end());
+    } else {
+      const int dest = g_.owner(w.start);
+      const auto row = static_cast<std::uint32_t>(w.start - g_.dist.first(dest));
+      for (auto& d : lane.visits) d.row = row;
+      auto& out = deposit_out_[static_cast<size_t>(dest)];
+      out.insert(out.end(), lane.visits.begin(), lane.visits.end());
+      if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+    }
+    lane.visits.clear();
+  }
+
+  void send_walker(const Walker& w) {
+    const int dest = g_.owner(w.at);
+    auto& out = walker_out_[static_cast<size_t>(dest)];
+    out.push_back(w);
+    ++buffered_walkers_;
+    if (static_cast<std::int64_t>(out.size()) >= limits_.walker_batch) send_walkers(dest);
+  }
+
+  struct PendingSend {
+    MPI_Request request;
+    std::vector<Walker> walkers;    // one of the two holds the message
+    std::vector<Deposit> deposits;
+  };
+
+  void send_walkers(int dest) {
+    auto& out = walker_out_[static_cast<size_t>(dest)];
+    if (out.empty()) return;
+    buffered_walkers_ -= static_cast<std::int64_t>(out.size());
+    PendingSend s{MPI_REQUEST_NULL, std::move(out), {}};
+    out = {};
+    const auto bytes = static_cast<int>(s.walkers.size() * sizeof(Walker));
+    check_mpi(MPI_Isend(s.walkers.data(), bytes, MPI_BYTE, dest, kWalkerTag, comm_.get(), &s.request), "MPI_Isend");
+    ++messages_;
+    bytes_ += bytes;
+    sends_.push_back(std::move(s));
+  }
+
+  void send_deposits(int dest) {
+    auto& out = deposit_out_[static_cast<size_t>(dest)];
+    if (out.empty()) return;
+    PendingSend s{MPI_REQUEST_NULL, {}, std::move(out)};
+    out = {};
+    const auto bytes = static_cast<int>(s.deposits.size() * sizeof(Deposit));
+    check_mpi(MPI_Isend(s.deposits.data(), bytes, MPI_BYTE, dest, kDepositTag, comm_.get(), &s.request), "MPI_Isend");
+    ++messages_;
+    ++deposit_messages_to_[static_cast<size_t>(dest)];
+    bytes_ += bytes;
+    sends_.push_back(std::move(s));
+  }
+
+  void flush_walker_batches() {
+    for (int d = 0; d < p_; ++d) send_walkers(d);
+  }
+
+  void reclaim_sends(bool wait) {
+    if (wait) {
+      for (auto& s : sends_) check_mpi(MPI_Wait(&s.request, MPI_STATUS_IGNORE), "MPI_Wait");
+      sends_.clear();
+      return;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < sends_.size(); ++k) {
+      int done = 0;
+      check_mpi(MPI_Test(&sends_[k].request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) {
+        if (kept != k) sends_[kept] = std::move(sends_[k]);
+        ++kept;
+      }
+    }
+    sends_.resize(kept);
+  }
+
+  // Receives one probed message of either kind.
+  void receive(const MPI_Status& status) {
+    int bytes = 0;
+    check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+    if (status.MPI_TAG == kWalkerTag) {
+      const size_t old = queue_.size();
+      queue_.resize(old + static_cast<size_t>(bytes) / sizeof(Walker));
+      check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
+                         MPI_STATUS_IGNORE), "MPI_Recv");
+    } else {
+      const size_t old = deposits_.size();
+      deposits_.resize(old + static_cast<size_t>(bytes) / sizeof(Deposit));
+      check_mpi(MPI_Recv(deposits_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
+                         MPI_STATUS_IGNORE), "MPI_Recv");
+      ++deposit_messages_received_;
+    }
+  }
+
+  void receive_available() {
+    for (;;) {
+      int flag = 0;
+      MPI_Status status;
+      check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_.get(), &flag, &status), "MPI_Iprobe");
+      if (!flag) return;
+      receive(status);
+    }
+  }
+
+  void advance_termination(bool idle, double now) {
+    if (reduce_request_ != MPI_REQUEST_NULL) {
+      int done = 0;
+      check_mpi(MPI_Test(&reduce_request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return;
+      all_finished_ = reduce_out_[0] == total_walkers_;
+      report_progress(now);
+      if (all_finished_) return;
+    }
+    if (idle || now - last_join_ >= 1.0) {
+      last_join_ = now;
+      reduce_in_ = {finished_, hops_, cross_hops_};
+      check_mpi(MPI_Iallreduce(reduce_in_.data(), reduce_out_.data(), 3, MPI_INT64_T, MPI_SUM, comm_.get(),
+                               &reduce_request_), "MPI_Iallreduce");
+    }
+  }
+
+  void report_progress(double now) {
+    if (limits_.progress_seconds <= 0 || log_.quiet()) return;
+    // Short runs stay silent; long ones get a line every progress_seconds and a final one.
+    if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < limits_.progress_seconds)) return;
+    const double rate = now > 0 ? static_cast<double>(reduce_out_[1]) / now : 0.0;
+    const std::int64_t alive = total_walkers_ - reduce_out_[0];
+    const double finish_rate = now > 0 ? static_cast<double>(reduce_out_[0]) / now : 0.0;
+    std::string line = "walk        " + fmt(now, 1) + " s: " + std::to_string(alive) + " walkers alive of " +
+                       std::to_string(total_walkers_) + ", " + fmt(rate / 1e6, 2) + "M hops/s";
+    if (!all_finished_ && finish_rate > 0) line += ", ETA " + fmt(static_cast<double>(alive) / finish_rate, 0) + " s";
+    if (last_progress_ > -1e299 || !all_finished_) log_.progress(line, all_finished_);
+    last_progress_ = now;
+  }
+
+  // After the last walker: flush deposit batches and receive exactly the batches others sent here.
+  void finish_deposit_traffic() {
+    for (int d = 0; d < p_; ++d) send_deposits(d);
+    std::vector<std::int64_t> expected(static_cast<size_t>(p_));
+    check_mpi(MPI_Alltoall(deposit_messages_to_.data(), 1, MPI_INT64_T, expected.data(), 1, MPI_INT64_T, comm_.get()),
+              "MPI_Alltoall");
+    const std::int64_t total = std::accumulate(expected.begin(), expected.end(), std::int64_t{0});
+    while (deposit_messages_received_ < total) {
+      MPI_Status status;
+      check_mpi(MPI_Probe(MPI_ANY_SOURCE, kDepositTag, comm_.get(), &status), "MPI_Probe");
+      receive(status);
+    }
+    reclaim_sends(true);
+  }
+
+  WalkStatistics global_statistics() {
+    const Communicator& c = *g_.comm;
+    WalkStatistics s;
+    s.walkers = c.sum(started_);
+    s.hops = c.sum(hops_);
+    s.dead_ends = c.sum(dead_ends_);
+    s.truncated = c.sum(truncated_);
+    s.cross_rank_hops = c.sum(cross_hops_);
+    s.length_histogram = c.allreduce(histogram_, MPI_SUM);
+    s.messages_sent = messages_;
+    s.bytes_sent = bytes_;
+    // Conservation: every walker started once and finished once; every hop is counted once.
+    std::int64_t finished = 0, hop_sum = 0;
+    for (size_t t = 0; t < s.length_histogram.size(); ++t) {
+      finished += s.length_histogram[t];
+      hop_sum += static_cast<std::int64_t>(t) * s.length_histogram[t];
+    }
+    if (s.walkers != total_walkers_ || finished != s.walkers || hop_sum != s.hops)
+      throw Error("walk conservation violated: started " + std::to_string(s.walkers) + ", finished " +
+                  std::to_string(finished) + ", hops " + std::to_string(s.hops) + " vs " + std::to_string(hop_sum));
+    return s;
+  }
+
+  const DistributedGraph& g_;
+  const WalkOptions& o_;
+  const Log& log_;
+  const WalkLimits& limits_;
+  DuplicateComm comm_;
+  int p_;
+  // Arc target and importance factor side by side: one cache line serves both.
+  struct HopArc {
+    std::int64_t target;
+    double factor;  // W_vu / (P(step v->u) (1 - p))
+  };
+  HugeVector<HopArc> arcs_;
+  std::vector<double> cumulative_;
+  HugeVector<std::int64_t> row_ptr_;
+  std::int64_t first_ = 0, last_ = 0;
+  std::array<Lane, kLanes> lanes_{};
+
+  std::vector<Walker> queue_;
+  std::int64_t next_node_ = 0, next_walker_ = 0;
+  std::vector<std::vector<Walker>> walker_out_;
+  std::vector<std::vector<Deposit>> deposit_out_;
+  std::int64_t buffered_walkers_ = 0;
+  std::vector<PendingSend> sends_;
+  std::vector<Deposit> deposits_;
+
+  std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
+               truncated_ = 0;
+  std::vector<std::int64_t> histogram_;
+  std::int64_t messages_ = 0, bytes_ = 0;
+  std::vector<std::int64_t> deposit_messages_to_;
+  std::int64_t deposit_messages_received_ = 0;
+
+  std::array<std::int64_t, 3> reduce_in_{}, reduce_out_{};
+  MPI_Request reduce_request_ = MPI_REQUEST_NULL;
+  bool all_finished_ = false;
+  double last_join_ = -1e300, last_progress_ = -1e300;
+};
+
+}  // namespace
+
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits) {
+  WalkSimulation simulation(g, options, log, limits);
+  return simulation.run();
+}
+
+}  // namespace graphrf
