@@ -1,0 +1,156 @@
+#pragma once
+// Canonical node order for outputs: row i of every node-indexed dataset is the node with the i-th smallest
+// original id (the loader's canonical index), and sparse column indices use the same numbering, whatever the
+// rank count or partition. Internally rows are grouped by owning rank (contiguous relabelled ranges); this is
+// the one place that turns that order back into the canonical one.
+//
+// How: canonical indices are split into uniform blocks, one per rank; each rank sends its rows to the owners of
+// their canonical indices (one all-to-all) and then writes its block contiguously and collectively. No rank holds
+// more than its block plus its own rows. Every function is collective.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/io/h5_output.hpp"
+#include "graphrf/mpi/block_distribution.hpp"
+
+namespace graphrf {
+
+// A variable-length row per node (CSR pieces) after routing: this rank's canonical block.
+template <class Entry>
+struct CanonicalRaggedBlock {
+  std::vector<std::int64_t> indptr;  // block rows + 1, starting at 0
+  std::vector<Entry> entries;
+};
+
+class CanonicalOrder {
+ public:
+  explicit CanonicalOrder(const DistributedGraph& g);
+
+  const Communicator& comm() const { return *comm_; }
+  std::int64_t n_global() const { return blocks_.total(); }
+  // Canonical rows this rank writes: [blocks().first(rank), + blocks().count(rank)).
+  const BlockDistribution& blocks() const { return blocks_; }
+  std::int64_t block_rows() const { return blocks_.count(comm_->rank()); }
+
+  // The canonical index of each internal global index (any node of the graph; collective, answered by owners).
+  std::vector<std::int64_t> to_canonical(std::span<const std::int64_t> globals) const;
+
+  // Fixed-width rows (row-major, `width` values per local row, local row order) -> this rank's canonical block.
+  template <class T>
+  std::vector<T> route_rows(std::span<const T> local, std::size_t width) const;
+
+  // Variable-length rows: entries of local row i are [indptr[i], indptr[i+1]) -> this rank's canonical block.
+  template <class Entry>
+  CanonicalRaggedBlock<Entry> route_ragged(std::span<const std::int64_t> local_indptr,
+                                           std::span<const Entry> entries) const;
+
+ private:
+  // Send counts per destination rank and the order (local rows grouped by destination) to pack them in.
+  void plan(std::vector<std::int64_t>& row_counts, std::vector<std::int64_t>& order) const;
+
+  const Communicator* comm_;
+  const DistributedGraph* graph_;
+  BlockDistribution blocks_;
+};
+
+// Writes per-node rows (`trailing` as in H5Output::write_rows) in canonical order.
+template <class T>
+void write_node_rows(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
+                     std::span<const T> local, std::vector<std::uint64_t> trailing = {});
+template <class T>
+void write_node_rows(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
+                     const std::vector<T>& local, std::vector<std::uint64_t> trailing = {}) {
+  write_node_rows(out, order, dataset, std::span<const T>(local), std::move(trailing));
+}
+
+// Writes an N x N sparse matrix whose local rows use internal global column indices, as anndata/scipy CSR in
+// canonical order: rows routed, columns translated to canonical indices and sorted within each row (ties keep
+// their input order).
+void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::string& group,
+                    std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
+                    std::span<const double> data);
+
+// ---- templates ----
+
+template <class T>
+std::vector<T> CanonicalOrder::route_rows(std::span<const T> local, std::size_t width) const {
+  std::vector<std::int64_t> row_counts, order;
+  plan(row_counts, order);
+  std::vector<std::int64_t> index(order.size());
+  std::vector<T> packed(order.size() * width);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const auto i = static_cast<std::size_t>(order[k]);
+    index[k] = graph_->canonical_index[i];
+    std::copy_n(local.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                packed.begin() + static_cast<std::ptrdiff_t>(k * width));
+  }
+  Counts value_counts(row_counts.size());
+  for (std::size_t r = 0; r < row_counts.size(); ++r) value_counts[r] = row_counts[r] * static_cast<std::int64_t>(width);
+  const std::vector<std::int64_t> got_index = comm_->alltoallv(index, row_counts);
+  const std::vector<T> got = comm_->alltoallv(packed, value_counts);
+  const std::int64_t first = blocks_.first(comm_->rank());
+  std::vector<T> block(static_cast<std::size_t>(block_rows()) * width);
+  for (std::size_t k = 0; k < got_index.size(); ++k)
+    std::copy_n(got.begin() + static_cast<std::ptrdiff_t>(k * width), width,
+                block.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(got_index[k] - first) * width));
+  return block;
+}
+
+template <class Entry>
+CanonicalRaggedBlock<Entry> CanonicalOrder::route_ragged(std::span<const std::int64_t> local_indptr,
+                                                         std::span<const Entry> entries) const {
+  std::vector<std::int64_t> row_counts, order;
+  plan(row_counts, order);
+  // Per row: (canonical index, length); then the entries, rows in the same order.
+  std::vector<std::int64_t> header(2 * order.size());
+  std::vector<Entry> packed;
+  packed.reserve(entries.size());
+  Counts entry_counts(row_counts.size(), 0), header_counts(row_counts.size());
+  std::size_t k = 0;
+  for (std::size_t r = 0; r < row_counts.size(); ++r) {
+    header_counts[r] = 2 * row_counts[r];
+    for (std::int64_t j = 0; j < row_counts[r]; ++j, ++k) {
+      const auto i = static_cast<std::size_t>(order[k]);
+      const std::int64_t begin = local_indptr[i], end = local_indptr[i + 1];
+      header[2 * k] = graph_->canonical_index[i];
+      header[2 * k + 1] = end - begin;
+      packed.insert(packed.end(), entries.begin() + begin, entries.begin() + end);
+      entry_counts[r] += end - begin;
+    }
+  }
+  const std::vector<std::int64_t> got_header = comm_->alltoallv(header, header_counts);
+  const std::vector<Entry> got = comm_->alltoallv(packed, entry_counts);
+  const std::int64_t first = blocks_.first(comm_->rank());
+  const std::size_t rows = static_cast<std::size_t>(block_rows());
+  CanonicalRaggedBlock<Entry> block;
+  block.indptr.assign(rows + 1, 0);
+  std::vector<std::int64_t> source(rows, 0);  // where each canonical row starts in `got`
+  std::int64_t offset = 0;
+  for (std::size_t m = 0; m < got_header.size() / 2; ++m) {
+    const auto row = static_cast<std::size_t>(got_header[2 * m] - first);
+    block.indptr[row + 1] = got_header[2 * m + 1];
+    source[row] = offset;
+    offset += got_header[2 * m + 1];
+  }
+  for (std::size_t row = 0; row < rows; ++row) block.indptr[row + 1] += block.indptr[row];
+  block.entries.resize(got.size());
+  for (std::size_t row = 0; row < rows; ++row)
+    std::copy_n(got.begin() + source[row], block.indptr[row + 1] - block.indptr[row],
+                block.entries.begin() + block.indptr[row]);
+  return block;
+}
+
+template <class T>
+void write_node_rows(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
+                     std::span<const T> local, std::vector<std::uint64_t> trailing) {
+  std::size_t width = 1;
+  for (auto t : trailing) width *= static_cast<std::size_t>(t);
+  const std::vector<T> block = order.route_rows(local, width);
+  out.write_rows<T>(dataset, block, std::move(trailing));
+}
+
+}  // namespace graphrf

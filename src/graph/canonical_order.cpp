@@ -1,0 +1,58 @@
+#include "graphrf/graph/canonical_order.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "graphrf/mpi/request_reply.hpp"
+
+namespace graphrf {
+
+CanonicalOrder::CanonicalOrder(const DistributedGraph& g)
+    : comm_(g.comm), graph_(&g), blocks_(BlockDistribution::uniform(g.n_global(), g.comm->size())) {}
+
+std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int64_t> globals) const {
+  const DistributedGraph& g = *graph_;
+  return request_reply<std::int64_t>(
+      *comm_, globals, [&](std::int64_t global) { return g.owner(global); },
+      [&](std::int64_t global) { return g.canonical_index[static_cast<std::size_t>(global - g.first())]; });
+}
+
+void CanonicalOrder::plan(std::vector<std::int64_t>& row_counts, std::vector<std::int64_t>& order) const {
+  const auto& canonical = graph_->canonical_index;
+  row_counts.assign(static_cast<std::size_t>(comm_->size()), 0);
+  std::vector<int> destination(canonical.size());
+  for (std::size_t i = 0; i < canonical.size(); ++i) {
+    destination[i] = blocks_.owner(canonical[i]);
+    ++row_counts[static_cast<std::size_t>(destination[i])];
+  }
+  order.resize(canonical.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return destination[static_cast<std::size_t>(a)] < destination[static_cast<std::size_t>(b)];
+  });
+}
+
+void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::string& group,
+                    std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
+                    std::span<const double> data) {
+  struct Entry {
+    std::int64_t column;
+    double value;
+  };
+  const std::vector<std::int64_t> canonical = order.to_canonical(columns);
+  std::vector<Entry> entries(columns.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) entries[k] = {canonical[k], data[k]};
+  CanonicalRaggedBlock<Entry> block = order.route_ragged<Entry>(local_indptr, entries);
+  for (std::size_t row = 0; row + 1 < block.indptr.size(); ++row)
+    std::stable_sort(block.entries.begin() + block.indptr[row], block.entries.begin() + block.indptr[row + 1],
+                     [](const Entry& a, const Entry& b) { return a.column < b.column; });
+  std::vector<std::int64_t> indices(block.entries.size());
+  std::vector<double> values(block.entries.size());
+  for (std::size_t k = 0; k < block.entries.size(); ++k) {
+    indices[k] = block.entries[k].column;
+    values[k] = block.entries[k].value;
+  }
+  out.write_csr(group, order.n_global(), block.indptr, indices, values);
+}
+
+}  // namespace graphrf
