@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# The helpers every jobs/ script sources (after setting NAME, its name in messages): strict mode, one-line
-# errors, the input checks, the launcher and RUN_ID. Scripts find this file through GRAPHRF_HOME, the submit
-# folder or their own folder; see the lines above `. "$lib"` in any of them.
+# The helpers every jobs/ script sources once it has set NAME (its name in messages): strict mode, one-line
+# errors, the input checks, the launcher and RUN_ID. The scripts look for this file under $GRAPHRF_HOME/jobs,
+# then $SLURM_SUBMIT_DIR/jobs, then their own folder (sbatch runs a copy of them from its spool folder).
 set -uo pipefail
 CHECK_ONLY=${CHECK_ONLY:-0}   # 1: run every check, then stop before launching (e.g. on a login node before sbatch)
 die() { echo "$NAME: error: $*" >&2; exit 2; }
