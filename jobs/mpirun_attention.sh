@@ -28,7 +28,8 @@ NAME=mpirun_attention.sh
 # look under GRAPHRF_HOME (the graphrf source folder), then the submit folder, then beside this script.
 for JOBS_DIR in ${GRAPHRF_HOME:+"$GRAPHRF_HOME/jobs"} ${SLURM_SUBMIT_DIR:+"$SLURM_SUBMIT_DIR/jobs"} "$(dirname "$0")"; do
   [ -f "$JOBS_DIR/lib/graphrf_jobs.sh" ] && break; done
-[ -f "$JOBS_DIR/lib/graphrf_jobs.sh" ] || { echo "$NAME: error: jobs/lib/graphrf_jobs.sh not found under GRAPHRF_HOME=${GRAPHRF_HOME:-(unset)}, SLURM_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-(unset)} or $(dirname "$0"): set GRAPHRF_HOME to the graphrf source folder" >&2; exit 2; }
+[ -f "$JOBS_DIR/lib/graphrf_jobs.sh" ] || { echo "$NAME: error: jobs/lib/graphrf_jobs.sh not found under GRAPHRF_HOME=${GRAPHRF_HOME:-(unset)}," \
+  "SLURM_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-(unset)} or $(dirname "$0"): set GRAPHRF_HOME to the graphrf source folder" >&2; exit 2; }
 . "$JOBS_DIR/lib/graphrf_jobs.sh"
 
 LAUNCHER=mpirun NTASKS=$NP
