@@ -1,7 +1,9 @@
 """The jobs/ scripts and plot_report.py without Slurm (they fall back on mpirun outside a job).
 
-Checks: every script parses (bash -n), is executable and carries the same common block; every example
-config parses with --dump-config; grf, attention, partition (then grf on that partition file), sweep,
+Checks: every script parses (bash -n) and is executable; each finds the shared helper
+jobs/lib/graphrf_jobs.sh when copied elsewhere (as sbatch copies it to its spool folder) through
+GRAPHRF_HOME or SLURM_SUBMIT_DIR, and stops with one line naming them when neither leads to it; every
+example config parses with --dump-config; grf, attention, partition (then grf on that partition file), sweep,
 scaling, mpirun_attention and real_graphs (on small generated files laid out like the real-graph
 folder) run and write what they say; bad inputs stop them with exit code 2 and one line before any
 launch; plot_report.py draws a PNG from their outputs and rejects a missing file with one line.
@@ -33,7 +35,8 @@ def main():
     work = tempfile.mkdtemp(prefix="graphrf-jobs-scripts-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
     for k in ("GRAPH", "CONFIG", "WALKERS", "SEED", "PARTITION", "REFERENCE", "OUT_DIR", "LAUNCHER", "NTASKS", "NP",
-              "QKV", "FEATURE", "SAVE_GRF", "SWEEP", "VALUES", "SWEEP_COMMAND", "DATA_DIR", "GRAPHS"):
+              "QKV", "FEATURE", "SAVE_GRF", "SWEEP", "VALUES", "SWEEP_COMMAND", "DATA_DIR", "GRAPHS", "GRAPHRF_HOME",
+              "CHECK_ONLY"):
         env.pop(k, None)
     env.update({"GRAPHRF_BIN": graphrf, "PARTITION_BIN": partition_bin, "OUT_DIR": os.path.join(work, "out"),
                 "MPIRUN_FLAGS": " ".join(f for f in os.environ.get("MPIEXEC_FLAGS", "").split(";") if f),
@@ -53,21 +56,18 @@ def main():
         # --- the scripts themselves
         scripts = sorted(glob.glob(os.path.join(jobs, "*.sbatch")) + glob.glob(os.path.join(jobs, "*.sh")))
         check(len(scripts) >= 7, f"jobs/ has the batch scripts ({len(scripts)})")
-        blocks = {}
         for s in scripts:
             name = os.path.basename(s)
             r = subprocess.run(["bash", "-n", s], capture_output=True, text=True)
             check(r.returncode == 0 and os.access(s, os.X_OK), f"{name}: bash -n passes, executable", r.stderr)
             text = open(s).read()
-            m = re.search(r"^# ---- common block.*?^# ---- end of the common block.*?$", text, re.S | re.M)
-            blocks[name] = m.group(0) if m else None
             if name.endswith(".sbatch"):
                 sb = re.findall(r"^#SBATCH (\S+)", text, re.M)
                 check(all(any(x.startswith(k) for x in sb) for k in ("--job-name", "--nodes", "--ntasks-per-node", "--time", "--output")),
                       f"{name}: #SBATCH job-name, nodes, ntasks-per-node, time, output", str(sb))
-        first = next(iter(blocks.values()))
-        check(first is not None and all(b == first for b in blocks.values()),
-              "every script carries the same common block", str([n for n, b in blocks.items() if b != first]))
+        lib = os.path.join(jobs, "lib", "graphrf_jobs.sh")
+        r = subprocess.run(["bash", "-n", lib], capture_output=True, text=True)
+        check(r.returncode == 0, "lib/graphrf_jobs.sh: bash -n passes", r.stderr)
 
         # --- example configs
         for ini in sorted(glob.glob(os.path.join(jobs, "configs", "*.ini"))):
@@ -112,6 +112,25 @@ def main():
         check(rc == 0 and re.search(r"^karate\s+20\s+40\s+-", out, re.M) and re.search(r"^ico4\s+4\s+5\s+0\.\d+\s+0\.\d+", out, re.M)
               and "cora/cora.cites not found, skipped" in out,
               "real_graphs.sh: summary with references under REFERENCE_MAX_NODES, missing graphs skipped", out[-1500:] + err[-500:])
+
+        # --- a copy of each script elsewhere, as sbatch runs it from its spool folder, finds the helper
+        # through GRAPHRF_HOME or the submit folder, and otherwise stops with one line naming both
+        spool = os.path.join(work, "spool")
+        os.makedirs(spool)
+        for s in scripts:
+            name = os.path.basename(s)
+            copy = shutil.copy(s, spool)
+            checks = {"CHECK_ONLY": "1", "LAUNCHER": "mpirun", "DATA_DIR": data}
+            for var in ("GRAPHRF_HOME", "SLURM_SUBMIT_DIR"):
+                rc, out, err = run(copy, dict(checks, **{var: src}))  # copy is absolute: run() takes it as is
+                check(rc == 0 and f"{name}: inputs OK" in out, f"{name} copied elsewhere finds jobs/lib/graphrf_jobs.sh through {var}",
+                      f"rc={rc} {err[-500:]}")
+            rc, out, err = run(copy, dict(checks, GRAPHRF_HOME=work))
+            lines = (out + err).strip().splitlines()
+            check(rc == 2 and len(lines) == 1 and lines[0].startswith(
+                      f"{name}: error: jobs/lib/graphrf_jobs.sh not found under GRAPHRF_HOME={work}, SLURM_SUBMIT_DIR=(unset) or {spool}")
+                  and lines[0].endswith("set GRAPHRF_HOME to the graphrf source folder"),
+                  f"{name} copied elsewhere without the helper: one-line error naming GRAPHRF_HOME and SLURM_SUBMIT_DIR", f"rc={rc} {lines}")
 
         # --- bad inputs: exit 2, one line, before any launch
         bad_ini = os.path.join(work, "bad.ini")

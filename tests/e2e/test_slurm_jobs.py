@@ -5,7 +5,9 @@ localhost, its own state folder and ports), submits jobs/grf.sbatch and jobs/att
 tasks with `sbatch --wait`, the mpirun variant (LAUNCHER=mpirun), a sweep job array, and jobs with bad
 inputs, then checks exit codes, log files named by job id, the HDF5 outputs, that the GRF matrix and the
 attention output do not depend on the task count (same seed), and that bad inputs fail at once with a
-one-line message. Always tears the cluster down. Skips (exit 0) when slurm-wlm is not installed.
+one-line message; and that a job submitted from another folder finds jobs/lib/graphrf_jobs.sh (sbatch runs
+a copy of the script from its spool folder) through GRAPHRF_HOME or the submit folder, and fails with one
+line naming them otherwise. Always tears the cluster down. Skips (exit 0) when slurm-wlm is not installed.
 
 Environment (set by ctest, see tests/CMakeLists.txt): GRAPHRF_BIN, GRAPHRF_SOURCE_DIR; optional
 SLURM_CI_PORT (slurmctld port; slurmd uses the next one), GRAPHRF_KEEP_SLURM=1 (keep the work folder
@@ -156,12 +158,15 @@ def main():
     env["PATH"] = env.get("PATH", "") + ":/usr/sbin:/sbin"
     # Neither an enclosing allocation's SLURM_* nor the jobs/ scripts' own settings may leak into the jobs.
     script_vars = {"GRAPH", "CONFIG", "WALKERS", "SEED", "PARTITION", "REFERENCE", "OUT_DIR", "LAUNCHER", "MPIRUN_FLAGS",
-                   "NTASKS", "NP", "QKV", "FEATURE", "SAVE_GRF", "SWEEP", "VALUES", "SWEEP_COMMAND", "PARTITION_BIN"}
+                   "NTASKS", "NP", "QKV", "FEATURE", "SAVE_GRF", "SWEEP", "VALUES", "SWEEP_COMMAND", "PARTITION_BIN",
+                   "GRAPHRF_HOME", "CHECK_ONLY"}
     for key in [k for k in env if (k.startswith("SLURM_") and not k.startswith("SLURM_CI_")) or k in script_vars]:
         del env[key]
     env["SLURM_CI_PORT"] = str(free_port_pair())
-    # What the jobs see (sbatch passes the environment on): the binary, and Open MPI as root on few cores.
-    env.update({"GRAPHRF_BIN": graphrf, "OMPI_MCA_mpi_yield_when_idle": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    # What the jobs see (sbatch passes the environment on): the binary, where the scripts find their helper
+    # (jobs are submitted from the work folder, not the source folder), and Open MPI as root on few cores.
+    env.update({"GRAPHRF_BIN": graphrf, "GRAPHRF_HOME": src,
+                "OMPI_MCA_mpi_yield_when_idle": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1",
                 "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     cluster = Cluster(src, base, env)
     t_start = time.monotonic()
@@ -170,25 +175,25 @@ def main():
         cluster.up()
         check(True, f"throwaway Slurm up in {time.monotonic() - t_start:.1f} s (port {env['SLURM_CI_PORT']}, {base})")
 
-        def submit(script, ntasks, extra_env=None, sbatch_args=()):
-            job_env = dict(env, **(extra_env or {}))
+        def submit(script, ntasks, extra_env=None, sbatch_args=(), cwd=work, base_env=env):
+            job_env = dict(base_env, **(extra_env or {}))
             args = [f"--ntasks={ntasks}", f"--ntasks-per-node={ntasks}", *sbatch_args]
-            return Job(os.path.join(jobs_dir, script), args, job_env, work)
+            return Job(os.path.join(jobs_dir, script), args, job_env, cwd)
 
-        def h5_path(name, job):
-            return os.path.join(work, "results", f"{name}-{job.job_id}.h5")
+        def h5_path(name, job, folder=work):
+            return os.path.join(folder, "results", f"{name}-{job.job_id}.h5")
 
-        def good_job(label, name, job, datasets):
-            """Exit code 0, the log named <name>-<id>.out, the HDF5 output with its datasets."""
+        def good_job(label, name, job, datasets, folder=work):
+            """Exit code 0, the log named <name>-<id>.out, the HDF5 output with its datasets (in the submit folder)."""
             if not check(job.rc == 0 and job.job_id, f"{label}: sbatch --wait exit code 0", job.describe()):
-                log = read_text(os.path.join(work, f"{name}-{job.job_id}.out")) if job.job_id else None
+                log = read_text(os.path.join(folder, f"{name}-{job.job_id}.out")) if job.job_id else None
                 if log:
                     print("--- job log\n" + log[-3000:])
                 return None
-            log = read_text(os.path.join(work, f"{name}-{job.job_id}.out"))
+            log = read_text(os.path.join(folder, f"{name}-{job.job_id}.out"))
             check(log is not None and f"wrote {os.path.join('results', name)}-{job.job_id}.h5" in log,
                   f"{label}: log {name}-{job.job_id}.out names its output", (log or "no log")[-300:])
-            path = h5_path(name, job)
+            path = h5_path(name, job, folder)
             if not check(os.path.isfile(path), f"{label}: wrote results/{name}-{job.job_id}.h5 ({job.seconds:.1f} s)"):
                 return None
             with h5py.File(path, "r") as f:
@@ -288,6 +293,27 @@ def main():
                   f"bad input ({label}): one-line message in {name}-{job.job_id}.out", repr(log))
             check(not os.path.exists(os.path.join(work, "results", f"{name}-{job.job_id}.h5")),
                   f"bad input ({label}): nothing launched, no output file")
+
+        # --- submitted from other folders: GRAPHRF_HOME leads to the helper, so does a submit folder with jobs/
+        # in it (here a link to the source's), and without either the job stops with one line naming both
+        small = {"GRAPH": "grid:8x8", "WALKERS": "4"}
+        no_home = {k: v for k, v in env.items() if k != "GRAPHRF_HOME"}
+        elsewhere, checkout = os.path.join(work, "elsewhere"), os.path.join(work, "checkout")
+        os.makedirs(elsewhere)
+        os.makedirs(checkout)
+        os.symlink(jobs_dir, os.path.join(checkout, "jobs"))
+        job = submit("grf.sbatch", 2, small, cwd=elsewhere)
+        good_job("grf.sbatch from another folder with GRAPHRF_HOME", "grf", job, ["grf/data", "nodes/id"], elsewhere)
+        job = submit("grf.sbatch", 2, small, cwd=checkout, base_env=no_home)
+        good_job("grf.sbatch from a folder with jobs/, no GRAPHRF_HOME", "grf", job, ["grf/data", "nodes/id"], checkout)
+        job = submit("grf.sbatch", 2, small, cwd=elsewhere, base_env=no_home)
+        log = read_text(os.path.join(elsewhere, f"grf-{job.job_id}.out")) if job.job_id else None
+        lines = (log or "").strip().splitlines()
+        check(job.rc not in (0, None) and len(lines) == 1 and lines[0].startswith(
+                  f"grf.sbatch: error: jobs/lib/graphrf_jobs.sh not found under GRAPHRF_HOME=(unset), SLURM_SUBMIT_DIR={elsewhere} or ")
+              and lines[0].endswith("set GRAPHRF_HOME to the graphrf source folder"),
+              f"grf.sbatch from another folder without GRAPHRF_HOME: exits non-zero (rc={job.rc}) with one line naming "
+              "GRAPHRF_HOME and SLURM_SUBMIT_DIR", repr(log))
     except Exception as e:  # noqa: BLE001 - any failure is reported as a failed check, then teardown
         check(False, "unexpected error", f"{type(e).__name__}: {e}")
     finally:
