@@ -1,4 +1,4 @@
-// Halting and antithetic termination draws (Reid, Weller, Choromanski 2023, "Quasi-Monte Carlo graph random
+// Halting and antithetic termination draws (Reid, Choromanski, Weller 2023, "Quasi-Monte Carlo graph random
 // features").
 #include "graphrf/walks/walk_step.hpp"
 

@@ -4,7 +4,8 @@
 //   symmetric      Phi with f = sqrt-deconvolution of alpha; kernel estimate Phi Phi^T (Reid et al. 2025a,
 //                  "Linear transformer topological masking with graph random features", Lemma 3.1)
 //   two-ensembles  two independent ensembles; Phi1 Phi2^T is unbiased on the diagonal too
-//   asymmetric     one side one-hot, the other f = alpha; the kernel estimate is Phi itself (App. D)
+//   asymmetric     one side one-hot, the other f = alpha; the kernel estimate is Phi itself
+//                  (Reid et al. 2025a, App. D)
 #include <Eigen/Dense>
 #include <string_view>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // Parameters of the halting random walks behind graph random features (Reid et al. 2025a, "Linear
-// transformer topological masking with graph random features", §3.3; antithetic termination: Reid, Weller,
-// Choromanski 2023, "Quasi-Monte Carlo graph random features").
+// transformer topological masking with graph random features", §3.3; antithetic termination: Reid, Choromanski,
+// Weller 2023, "Quasi-Monte Carlo graph random features").
 #include <cstdint>
 #include <string>
 #include <string_view>
