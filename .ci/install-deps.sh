@@ -15,6 +15,7 @@ PACKAGES=(
   libboost-dev libboost-program-options-dev
   libgtest-dev
   librandom123-dev
+  libnanoflann-dev
   # Slurm test: a throwaway single-node Slurm with munge authentication
   slurm-wlm munge
   # end-to-end checks read the HDF5 output with Debian's python3

@@ -70,6 +70,8 @@ void add_walk_options(po::options_description& desc) {
       ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
       ("p-halt", po::value<double>()->default_value(0.5), "halting probability before every hop")
       ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
+      ("fixed-length", po::value<std::int64_t>(),
+       "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
       ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)")
       ("coupling", po::value<std::string>()->default_value("iid"), "iid | antithetic (pairs k, k + n/2 share termination)")
       ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
@@ -82,6 +84,12 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   o.walkers = vm["walkers"].as<std::int64_t>();
   o.p_halt = vm["p-halt"].as<double>();
   o.max_length = vm["max-length"].as<std::int64_t>();
+  if (vm.count("fixed-length")) {
+    if (!vm["p-halt"].defaulted() || !vm["max-length"].defaulted())
+      throw InputError("--fixed-length: give it instead of --p-halt and --max-length, not with them");
+    o.fixed_length = true;
+    o.max_length = vm["fixed-length"].as<std::int64_t>();
+  }
   o.seed = vm["seed"].as<std::uint64_t>();
   o.coupling = parse_coupling(vm["coupling"].as<std::string>());
   o.step = parse_step_rule(vm["step"].as<std::string>());

@@ -1,5 +1,6 @@
 // `graphrf grf`: graph random features on a partitioned graph, written as anndata CSR with the
 // length-resolved walk information, kernel coefficients and walk statistics.
+#include <algorithm>
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
@@ -34,7 +35,7 @@ void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const 
            "% crossed ranks), " + std::to_string(s.dead_ends) + " stopped at dead ends, " + std::to_string(s.truncated) +
            " truncated at max-length");
   log.info("grf         nnz per row min/mean/max " + std::to_string(nnz.min) + " / " + fmt(nnz.mean, 1) + " / " +
-           std::to_string(nnz.max) + " (Lemma 3.3 bound 1 + n*b = " + fmt(sparsity_bound(walk.walkers, walk.p_halt, 0.01), 1) +
+           std::to_string(nnz.max) + " (Lemma 3.3 bound 1 + n*b = " + fmt(std::min(sparsity_bound(walk.walkers, walk.halt_probability(), 0.01), 1.0 + static_cast<double>(walk.walkers * walk.max_length)), 1) +
            " with probability 0.99 per node)");
   log.info("time [s]    walk " + fmt(walk_seconds) + " (" + fmt(static_cast<double>(s.hops) * static_cast<double>(run.walks.size()) / walk_seconds / 1e6, 2) +
            "M hops/s)  assemble " + fmt(run.assemble_seconds));

@@ -136,18 +136,23 @@ std::string graph_summary(const DistributedGraph& g) {
          " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks";
 }
 
-DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
-  validate_partition_spec(options.partition);
-  CanonicalGraph canonical = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates);
+DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition) {
+  validate_partition_spec(partition);
   Timer timer;
-  const auto part = compute_partition(comm, canonical, options.partition, comm.size());
+  const auto part = compute_partition(comm, canonical, partition, comm.size());
   const double partition_seconds = comm.max(timer.seconds());
   const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
   DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
   g.report.partition_seconds = partition_seconds;
-  g.partitioner = options.partition;
+  g.partitioner = partition;
   g.quality = quality;
   return g;
+}
+
+DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
+  validate_partition_spec(options.partition);
+  return partition_and_distribute(comm, assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates),
+                                  options.partition);
 }
 
 }  // namespace graphrf

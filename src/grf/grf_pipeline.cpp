@@ -1,6 +1,7 @@
 #include "graphrf/grf/grf_pipeline.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/spectral_radius.hpp"
@@ -72,6 +73,7 @@ NnzSummary nnz_per_row(const Communicator& comm, const SparseRows& rows) {
 }
 
 double sparsity_bound(std::int64_t walkers, double p_halt, double delta) {
+  if (p_halt == 0.0) return std::numeric_limits<double>::infinity();  // fixed-length walks: bounded by 1 + n T instead
   const double b = std::log(1.0 - std::pow(1.0 - delta, 1.0 / static_cast<double>(walkers))) / std::log(1.0 - p_halt);
   return 1.0 + static_cast<double>(walkers) * b;
 }

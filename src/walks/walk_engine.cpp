@@ -47,7 +47,7 @@ class WalkSimulation {
     last_ = first_ + g.n_local();
     row_ptr_.assign(g.row_ptr.begin(), g.row_ptr.end());
     arcs_.resize(n_arcs);
-    const double keep = 1.0 - o.p_halt;
+    const double keep = 1.0 - o.halt_probability();
     for (std::int64_t i = 0; i < g.n_local(); ++i) {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
       const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
@@ -74,7 +74,8 @@ class WalkSimulation {
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
     total_walkers_ = g.n_global() * o.walkers;
     // A walk stores (1 - p)/p visits on average (its hops), most of them at home: reserve once, no regrowth.
-    const double expected = static_cast<double>(g.n_local() * o.walkers) * (1.0 - o.p_halt) / o.p_halt * 1.05;
+    const double hops_per_walk = std::min((1.0 - o.halt_probability()) / o.halt_probability(), static_cast<double>(o.max_length));
+    const double expected = static_cast<double>(g.n_local() * o.walkers) * hops_per_walk * 1.05;
     if (limits.record_deposits) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 

@@ -25,7 +25,7 @@ WeightMode parse_weight_mode(std::string_view s) {
 }
 
 void validate(const WalkOptions& o) {
-  if (!(o.p_halt > 0.0 && o.p_halt < 1.0))
+  if (!o.fixed_length && !(o.p_halt > 0.0 && o.p_halt < 1.0))
     throw InputError("--p-halt: must be in (0, 1) (got " + std::to_string(o.p_halt) + ")");
   if (o.walkers < 1) throw InputError("--walkers: must be >= 1 (got " + std::to_string(o.walkers) + ")");
   if (o.walkers > 1000000)
@@ -34,6 +34,7 @@ void validate(const WalkOptions& o) {
     throw InputError("--walkers: antithetic coupling pairs walkers k and k + n/2, so n must be even (got " +
                      std::to_string(o.walkers) + ")");
   if (o.max_length < 0) throw InputError("--max-length: must be >= 0 (got " + std::to_string(o.max_length) + ")");
+  if (o.fixed_length && o.max_length < 1) throw InputError("--fixed-length: must be >= 1 (got " + std::to_string(o.max_length) + ")");
   if (o.max_length > 100000) throw InputError("--max-length: at most 100000 (got " + std::to_string(o.max_length) + ")");
   if (!(o.scale > 0.0) || !std::isfinite(o.scale))
     throw InputError("--scale: must be finite and > 0 (got " + std::to_string(o.scale) + ")");

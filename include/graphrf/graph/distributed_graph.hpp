@@ -56,6 +56,9 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
 // One line for logs: source, nodes, edges, partitioner and rank count.
 std::string graph_summary(const DistributedGraph& g);
 
+// Partitions a canonical graph by `partition` (block | metis | ptscotch | file:PATH) and distributes it. Collective.
+DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition);
+
 // The whole pipeline: read or generate, assemble, partition, distribute. Collective.
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options);
 

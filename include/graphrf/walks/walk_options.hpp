@@ -16,18 +16,23 @@ struct WalkOptions {
   std::int64_t walkers = 16;        // n walkers per start node
   double p_halt = 0.5;              // halting probability tested before every hop
   std::int64_t max_length = 32;     // walks stop after this many hops
+  // Every walker makes exactly max_length hops (no halting; it stops early only at a dead end), so the
+  // importance weight 1/(1 - p)^t is 1 and the estimate is of the truncated series sum_{t<=T} f_t W^t.
+  bool fixed_length = false;
   std::uint64_t seed = 1;
   Coupling coupling = Coupling::iid;
   StepRule step = StepRule::uniform;
   WeightMode weights = WeightMode::normalized;
   double scale = 1.0;               // W = scale * A when weights == raw
   std::uint64_t ensemble = 0;       // independent walk ensembles of one run differ here (two-ensemble estimator)
+
+  double halt_probability() const { return fixed_length ? 0.0 : p_halt; }
 };
 
 Coupling parse_coupling(std::string_view);      // InputError naming --coupling
 StepRule parse_step_rule(std::string_view);     // InputError naming --step
 WeightMode parse_weight_mode(std::string_view); // InputError naming --weights
-// Throws InputError for p_halt outside (0,1), walkers < 1, odd walkers with antithetic, max_length < 0, scale <= 0.
+// Throws InputError for p_halt outside (0,1) (unless fixed_length), walkers < 1, odd walkers with antithetic, max_length < 0, scale <= 0.
 void validate(const WalkOptions&);
 
 }  // namespace graphrf

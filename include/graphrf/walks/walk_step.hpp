@@ -39,7 +39,7 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
       cache.index = block;
     }
     const auto word = static_cast<size_t>(2 * (step & 1));
-    return {unit_uniform(cache.step_words[word]) < o.p_halt, cache.step_words[word + 1]};
+    return {unit_uniform(cache.step_words[word]) < o.halt_probability(), cache.step_words[word + 1]};
   }
   const std::int64_t block = step >> 2;
   const std::int64_t half = o.walkers / 2;
@@ -53,7 +53,7 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
   const auto word = static_cast<size_t>(step & 3);
   double tau = unit_uniform(cache.halt_words[word]);
   if (walker >= half) tau = std::fmod(tau + 0.5, 1.0);
-  return {tau < o.p_halt, cache.step_words[word]};
+  return {tau < o.halt_probability(), cache.step_words[word]};
 }
 
 // The same draw without a cache (tests, serial references).
