@@ -55,6 +55,13 @@ PointCloud read_h5_points(const std::string& path) {
   return cloud;
 }
 
+bool parse_number(const std::string& token, double& value) {
+  if (token.empty()) return false;
+  char* end = nullptr;
+  value = std::strtod(token.c_str(), &end);
+  return end == token.c_str() + token.size();
+}
+
 // One PLY scalar property of the vertex element: its byte size and where it goes (x, y, z or nowhere).
 struct PlyProperty {
   std::string type;
@@ -159,23 +166,19 @@ PointCloud read_ply_points(const std::string& path) {
       ++line_number;
       std::istringstream words(line);
       for (const auto& p : properties) {
+        std::string token;
         double value = 0;
-        if (!(words >> value))
+        if (!(words >> token) || !parse_number(token, value))
           throw InputError(path + ": line " + std::to_string(line_number) + ": expected " +
                            std::to_string(properties.size()) + " numbers for a vertex");
+        if (!std::isfinite(value))
+          throw InputError(path + ": line " + std::to_string(line_number) + ": coordinate is NaN or infinite");
         if (p.axis >= 0) cloud.coords[static_cast<size_t>(v * dim + p.axis)] = value;
       }
     }
   }
   fill_row_ids(cloud);
   return cloud;
-}
-
-bool parse_number(const std::string& token, double& value) {
-  if (token.empty()) return false;
-  char* end = nullptr;
-  value = std::strtod(token.c_str(), &end);
-  return end == token.c_str() + token.size();
 }
 
 PointCloud read_text_points(const std::string& path) {
