@@ -56,8 +56,11 @@ namespace graphrf {
 // --kernel, --beta, --power, --shift, --alpha, --f (shared by grf, attention and wavelet).
 void add_kernel_options(po::options_description& desc);
 KernelSpec kernel_spec_from(const po::variables_map& vm);
-// --walkers, --p-halt, --max-length, --seed, --coupling, --step, --weights, --scale.
+// --walkers, --p-halt, --max-length, --seed, --coupling, --sigma, --step, --weights, --scale.
 void add_walk_options(po::options_description& desc);
+// --coupling, --sigma (part of the walk options; also used alone by commands with their own walk defaults).
+void add_coupling_options(po::options_description& desc);
+void read_coupling_options(const po::variables_map& vm, WalkOptions& o);
 WalkOptions walk_options_from(const po::variables_map& vm);
 
 }  // namespace graphrf
