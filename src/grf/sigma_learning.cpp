@@ -99,7 +99,7 @@ SigmaLearningResult learn_sigma(const DistributedGraph& g, const SigmaLearningOp
   for (std::int64_t i = 0; i < g.n_local(); ++i) sampled_here += sampled(g, i, o.start_every);
   out.start_nodes = comm.sum(sampled_here);
 
-  Timer solve_timer;
+  Timer cost_timer;
   out.cost.assign(static_cast<size_t>(m * m), 0.0);
   if (comm.is_root()) {
     // Sample rows numbered by canonical index order.
@@ -140,6 +140,8 @@ SigmaLearningResult learn_sigma(const DistributedGraph& g, const SigmaLearningOp
       }
   }
   comm.broadcast(out.cost);
+  out.cost_seconds = comm.max(cost_timer.seconds());
+  Timer solve_timer;
   out.sigma = solve_linear_assignment(out.cost, m);
   out.solve_seconds = comm.max(solve_timer.seconds());
   std::vector<int> identity(static_cast<size_t>(m));

@@ -156,7 +156,11 @@ class WalkSimulation {
   }
 
   std::int64_t in_flight() const {
-    return static_cast<std::int64_t>(queue_.size() + group_stack_.size()) + buffered_walkers_;
+    return static_cast<std::int64_t>(queue_.size() + group_walkers_.size() - group_heads_done()) + buffered_walkers_;
+  }
+
+  size_t group_heads_done() const {  // walkers of processed groups still stored at the front of the queue
+    return next_group_ < group_heads_.size() ? group_heads_[next_group_] : group_walkers_.size();
   }
 
   bool is_start(std::int64_t local) const {
@@ -277,34 +281,60 @@ class WalkSimulation {
 
   // ---- Repelling couplings: walkers move in groups (see walk_engine.hpp) ----
 
+  // Groups wait in a FIFO queue; new packs join while fewer than kGroupLookahead groups wait, so the rows of
+  // groups a few places ahead can be prefetched (their node's row, then its arcs) while this one is
+  // processed: the memory-level parallelism that lanes give single walkers.
+  static constexpr size_t kGroupLookahead = 32;
+
+  size_t pending_groups() const { return group_sizes_.size() - next_group_; }
+
   bool work_groups() {
     bool any = false;
     for (int k = 0; k < 256; ++k) {
-      if (group_sizes_.empty() && !start_group()) break;
+      while (pending_groups() < kGroupLookahead && start_group()) {
+      }
+      if (pending_groups() == 0) break;
+      prefetch_group(next_group_ + kGroupLookahead / 2, false);
+      prefetch_group(next_group_ + kGroupLookahead / 4, true);
       advance_group();
       any = true;
     }
     return any;
   }
 
+  void prefetch_group(size_t g, bool arcs) const {
+    if (g >= group_sizes_.size()) return;
+    const auto v = static_cast<size_t>(group_walkers_[group_heads_[g]].at - first_);
+    if (arcs) __builtin_prefetch(&arcs_[static_cast<size_t>(row_ptr_[v])]);
+    else __builtin_prefetch(&row_ptr_[v]);
+  }
+
+  void push_group(const Walker* walkers, size_t count) {
+    group_heads_.push_back(group_walkers_.size());
+    group_sizes_.push_back(static_cast<std::int64_t>(count));
+    group_walkers_.insert(group_walkers_.end(), walkers, walkers + count);
+  }
+
   // All n walkers of the next start node, as one group.
   bool start_group() {
     if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight) return false;
     const std::int64_t id = g_.original_id[static_cast<size_t>(next_node_)], start = first_ + next_node_;
-    for (std::int64_t k = 0; k < o_.walkers; ++k)
-      group_stack_.push_back(Walker{id, start, start, static_cast<std::int32_t>(k), 0, 1.0});
+    group_heads_.push_back(group_walkers_.size());
     group_sizes_.push_back(o_.walkers);
+    for (std::int64_t k = 0; k < o_.walkers; ++k)
+      group_walkers_.push_back(Walker{id, start, start, static_cast<std::int32_t>(k), 0, 1.0});
     started_ += o_.walkers;
     ++next_node_;
     return true;
   }
 
-  // One step of the group on top of the stack (walkers in ascending walker order, all at one owned node).
+  // One step of the group at the front of the queue (walkers in ascending walker order, all at one owned node).
   void advance_group() {
-    const auto size = static_cast<size_t>(group_sizes_.back());
-    group_sizes_.pop_back();
-    group_.assign(group_stack_.end() - static_cast<std::ptrdiff_t>(size), group_stack_.end());
-    group_stack_.resize(group_stack_.size() - size);
+    const auto size = static_cast<size_t>(group_sizes_[next_group_]);
+    const auto first = group_walkers_.begin() + static_cast<std::ptrdiff_t>(group_heads_[next_group_]);
+    group_.assign(first, first + static_cast<std::ptrdiff_t>(size));
+    ++next_group_;
+    compact_group_queue();
     const Walker head = group_.front();
     if (record_visits_ && head.step > 0)
       for (const Walker& w : group_) deposit_one(w, {w.at, w.load, 0, w.step});
@@ -347,21 +377,32 @@ class WalkSimulation {
     }
     for (Walker& w : movers_) ++w.step;
     hops_ += static_cast<std::int64_t>(c);
-    // Child groups: one per destination node, walkers kept in ascending order.
-    std::stable_sort(movers_.begin(), movers_.end(), [](const Walker& a, const Walker& b) { return a.at < b.at; });
+    // Child groups: one per destination node, walkers kept in ascending order (a stable insertion sort:
+    // groups are small and mostly already split into distinct nodes).
+    for (size_t k = 1; k < c; ++k)
+      for (size_t j = k; j > 0 && movers_[j - 1].at > movers_[j].at; --j) std::swap(movers_[j - 1], movers_[j]);
     for (size_t b = 0; b < c;) {
       size_t e = b + 1;
       while (e < c && movers_[e].at == movers_[b].at) ++e;
       if (movers_[b].at >= first_ && movers_[b].at < last_) {
-        group_stack_.insert(group_stack_.end(), movers_.begin() + static_cast<std::ptrdiff_t>(b),
-                            movers_.begin() + static_cast<std::ptrdiff_t>(e));
-        group_sizes_.push_back(static_cast<std::int64_t>(e - b));
+        push_group(movers_.data() + b, e - b);
       } else {
         cross_hops_ += static_cast<std::int64_t>(e - b);
         send_group(movers_.data() + b, e - b);
       }
       b = e;
     }
+  }
+
+  // Drops processed groups from the front of the queue once they are the larger part of it.
+  void compact_group_queue() {
+    if (next_group_ < 4096 || next_group_ * 2 < group_sizes_.size()) return;
+    const size_t drop = group_heads_done();
+    group_walkers_.erase(group_walkers_.begin(), group_walkers_.begin() + static_cast<std::ptrdiff_t>(drop));
+    group_heads_.erase(group_heads_.begin(), group_heads_.begin() + static_cast<std::ptrdiff_t>(next_group_));
+    group_sizes_.erase(group_sizes_.begin(), group_sizes_.begin() + static_cast<std::ptrdiff_t>(next_group_));
+    for (auto& h : group_heads_) h -= drop;
+    next_group_ = 0;
   }
 
   void end_group_walker(const Walker& w) {
@@ -389,9 +430,7 @@ class WalkSimulation {
               "MPI_Recv");
     for (size_t k = 0; k < inbox_.size();) {
       const auto count = static_cast<size_t>(-inbox_[k].walker);
-      group_stack_.insert(group_stack_.end(), inbox_.begin() + static_cast<std::ptrdiff_t>(k + 1),
-                          inbox_.begin() + static_cast<std::ptrdiff_t>(k + 1 + count));
-      group_sizes_.push_back(static_cast<std::int64_t>(count));
+      push_group(inbox_.data() + k + 1, count);
       k += 1 + count;
     }
   }
@@ -584,9 +623,12 @@ class WalkSimulation {
   std::vector<Deposit> deposits_;
   bool record_visits_ = true, repelling_ = false;
   std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
-  // Repelling: groups stacked contiguously (sizes in group_sizes_), scratch for one step and for receiving.
-  std::vector<Walker> group_stack_, group_, movers_, inbox_;
+  // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
+  // processed from next_group_; scratch for one step and for receiving.
+  std::vector<Walker> group_walkers_, group_, movers_, inbox_;
+  std::vector<size_t> group_heads_;
   std::vector<std::int64_t> group_sizes_, offsets_;
+  size_t next_group_ = 0;
   std::vector<std::uint64_t> choices_;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,

@@ -40,7 +40,7 @@ struct SigmaLearningResult {
   double cost_sigma = 0, cost_identity = 0, cost_random = 0;
   double cost_random_mean = 0; // expected cost of a uniformly random permutation: sum C / m
   std::int64_t start_nodes = 0;
-  double walk_seconds = 0, solve_seconds = 0;
+  double walk_seconds = 0, cost_seconds = 0, solve_seconds = 0;  // solve: the assignment alone
 };
 
 // Collective; every rank returns the same result.
