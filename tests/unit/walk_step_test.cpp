@@ -1,4 +1,6 @@
-// Halting and antithetic termination draws (ALGORITHMS.md 1.4, 3.1).
+// Halting, antithetic and sigma-coupled termination draws and repelling offsets (Reid, Choromanski, Weller
+// 2023, "Quasi-Monte Carlo graph random features"; Reid et al. 2025b, §4.1; Reid, Berger, Choromanski,
+// Weller 2024, §3).
 #include "graphrf/walks/walk_step.hpp"
 
 #include "graphrf/core/error.hpp"

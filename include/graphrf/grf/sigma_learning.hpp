@@ -1,5 +1,5 @@
 #pragma once
-// Learning the permutation of a sigma-coupling (Reid et al. 2024, "Variance-reducing couplings for random
+// Learning the permutation of a sigma-coupling (Reid et al. 2025b, "Variance-reducing couplings for random
 // features", Sec. 4.1 and App. C.3 for kernels, App. E for PageRank) by optimal transport:
 //  1. For each of m length quantiles q, simulate S walks from every sampled start node i with lengths drawn
 //     from quantile q of Geometric(p), giving the quantile-averaged features Psi_i(q) (GRF rows with n = S)

@@ -1,8 +1,9 @@
 #pragma once
 // Exact linear assignment: the permutation sigma minimising sum_q cost(q, sigma(q)) of a square cost matrix,
-// by shortest augmenting paths with dual potentials (the Hungarian method in the Jonker-Volgenant form,
-// O(m^3)). Used to learn sigma-couplings of walk lengths (Reid et al. 2024, App. C.3). Debian ships no
-// maintained C/C++ assignment library, hence this one.
+// by shortest augmenting paths with dual potentials: the Hungarian method in the form of Jonker and
+// Volgenant 1987, "A shortest augmenting path algorithm for dense and sparse linear assignment problems",
+// O(m^3). Used to learn sigma-couplings of walk lengths (Reid et al. 2025b, "Variance-reducing couplings for
+// random features", App. C.3). Debian ships no maintained C/C++ assignment library, hence this one.
 #include <vector>
 
 namespace graphrf {

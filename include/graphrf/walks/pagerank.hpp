@@ -2,8 +2,9 @@
 // PageRank with damping 1 - p on a (possibly directed) graph, P = D_out^-1 A on the arc pattern (weights
 // ignored) and dangling nodes (no out-arcs) teleporting uniformly, as networkx does:
 //   pi = (1 - p) P'^T pi + p/N,   P' = P with dangling rows replaced by 1/N.
-// Monte Carlo (Fogaras et al. 2005; Reid et al. 2024, App. E): pi_j = (1/N) sum_i Pr[a walk from i that
-// halts with probability p before each hop ends at j], estimated from n walkers per node with any coupling.
+// Monte Carlo (Fogaras et al. 2005, "Towards scaling fully personalized PageRank"; Reid et al. 2025b,
+// "Variance-reducing couplings for random features", App. E): pi_j = (1/N) sum_i Pr[a walk from i that halts
+// with probability p before each hop ends at j], estimated from n walkers per node with any coupling.
 #include <cstdint>
 #include <vector>
 

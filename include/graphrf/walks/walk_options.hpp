@@ -1,6 +1,9 @@
 #pragma once
-// Parameters of the halting random walks behind graph random features (Reid et al. 2023-2024: halting
-// walks, antithetic termination, repelling walks, sigma-couplings of walk lengths).
+// Parameters of the halting random walks behind graph random features (Reid et al. 2025a, "Linear
+// transformer topological masking with graph random features", §3.3) and their couplings: antithetic
+// termination (Reid, Choromanski, Weller 2023, "Quasi-Monte Carlo graph random features"), repelling walks
+// (Reid, Berger, Choromanski, Weller 2024, "Repelling random walks") and sigma-couplings of walk lengths
+// (Reid et al. 2025b, "Variance-reducing couplings for random features", §4.1).
 #include <cstdint>
 #include <string>
 #include <string_view>

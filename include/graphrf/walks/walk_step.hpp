@@ -1,5 +1,9 @@
 #pragma once
-// One hop of a halting random walk, as a pure function of the walker's identity (Reid et al. 2023, 2024).
+// One hop of a halting random walk, as a pure function of the walker's identity (Reid et al. 2025a, "Linear
+// transformer topological masking with graph random features", §3.3; antithetic termination: Reid, Choromanski,
+// Weller 2023, "Quasi-Monte Carlo graph random features"; sigma-coupled lengths: Reid et al. 2025b,
+// "Variance-reducing couplings for random features", §4.1; repelling walks: Reid, Berger, Choromanski,
+// Weller 2024, "Repelling random walks", §3).
 // Every draw is keyed by (seed, original id of the start node, walker, step, ensemble), so a walk is the
 // same whichever rank simulates it. Before every hop the walker halts with probability p; under antithetic
 // coupling walkers k and k + n/2 share a uniform tau per step and use tau and (tau + 1/2) mod 1, so for
@@ -36,7 +40,7 @@ inline std::int64_t geometric_quantile(double u, double p) {
   return k < 1e15 ? static_cast<std::int64_t>(k) : std::int64_t{1000000000000000};
 }
 
-// Sigma coupling (Reid et al. 2024, "Variance-reducing couplings for random features", Sec. 4.1, App. C.3):
+// Sigma coupling (Reid et al. 2025b, "Variance-reducing couplings for random features", §4.1, App. C.3):
 // walkers k and k + n/2 of a start node form pair k, whose draw (q, V1, V2) is keyed by (seed, start id, pair,
 // ensemble): q uniform in 0..m-1, u1 = (q + V1)/m, u2 = (sigma(q) + V2)/m, lengths F^-1(u1) and F^-1(u2).
 // Both u are uniform on [0, 1), so each length is exactly Geometric(p); sigma only matches their quantiles.
@@ -104,9 +108,9 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
   return draw_hop(o, start_id, walker, step, fresh);
 }
 
-// Repelling walks (Reid et al. 2024, "Repelling random walks", Sec. 3): the c surviving walkers of one group
-// (ascending walker id, r = 0..c-1) at a node of degree `degree` get neighbour offsets that spread them out
-// while each one stays uniform on 0..degree-1:
+// Repelling walks (Reid, Berger, Choromanski, Weller 2024, "Repelling random walks", §3): the c surviving
+// walkers of one group (ascending walker id, r = 0..c-1) at a node of degree `degree` get neighbour offsets
+// that spread them out while each one stays uniform on 0..degree-1:
 //   c <= degree: one U ~ U(0,1); walker r takes floor(degree * ((r/c + U) mod 1)) (stratified: all distinct);
 //   c >  degree: floor(c/degree) full blocks, each a cyclic shift (j + s_b) mod degree with its own uniform
 //                s_b, so every neighbour is used once per block; the c mod degree others take (j + s) mod degree.
