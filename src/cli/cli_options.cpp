@@ -1,5 +1,6 @@
 // Option groups shared by several commands: kernels and walks.
 #include <charconv>
+#include <sstream>
 
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/grf/dense_gather.hpp"
@@ -63,6 +64,15 @@ KernelSpec kernel_spec_from(const po::variables_map& vm) {
   spec.shift = vm["shift"].as<double>();
   validate_parameters(spec);
   return spec;
+}
+
+std::vector<std::string> split_list(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 void add_coupling_options(po::options_description& desc) {

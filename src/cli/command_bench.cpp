@@ -28,15 +28,6 @@ void add_bench_options(po::options_description& desc) {
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct Baselines {
   double one_at_a_time = 0, interleaved = 0;  // hops per second
 };
@@ -77,11 +68,11 @@ int run_bench(const CommandContext& ctx) {
   std::vector<Coupling> couplings;
   std::vector<int> sigma;
   collective_try(comm, [&] {
-    for (const auto& c : split(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
+    for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
     sigma = parse_sigma(vm["sigma-permutation"].as<std::string>(), "--sigma-permutation");
-    graphs = split(vm["graphs"].as<std::string>(), ';');
-    for (const auto& w : split(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(w));
-    for (const auto& p : split(vm["p-halt-list"].as<std::string>(), ',')) p_values.push_back(std::stod(p));
+    graphs = split_list(vm["graphs"].as<std::string>(), ';');
+    for (const auto& w : split_list(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(w));
+    for (const auto& p : split_list(vm["p-halt-list"].as<std::string>(), ',')) p_values.push_back(std::stod(p));
     for (const auto& g : graphs)
       if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
   });

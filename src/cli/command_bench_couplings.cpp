@@ -34,15 +34,6 @@ void add_bench_couplings_options(po::options_description& desc) {
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct MeanInterval {
   double mean = 0, half_width = 0;  // 95%: 1.96 standard errors
 };

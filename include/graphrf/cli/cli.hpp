@@ -43,6 +43,9 @@ GraphOptions graph_options_from(const po::variables_map& vm);
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
                                         const std::string& out_path, bool reference);
 
+// The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
+std::vector<std::string> split_list(const std::string& text, char sep);
+
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
 
