@@ -32,7 +32,9 @@ void add_pagerank_options(po::options_description& desc) {
   add_directed_option(desc);
   desc.add_options()
       ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
-      ("p-halt", po::value<double>()->default_value(0.15), "teleport probability p (damping 1 - p)")
+      ("p-halt", po::value<double>()->default_value(0.15),
+       "teleport probability p (damping 1 - p). P = D_out^-1 A on the arc pattern (weights ignored); nodes "
+       "without out-arcs teleport uniformly, as networkx does")
       ("max-length", po::value<std::int64_t>(), "walks stop after this many hops (default: (1-p)^L < 1e-12)")
       ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
   add_coupling_options(desc);
