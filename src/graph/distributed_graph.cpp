@@ -151,7 +151,8 @@ DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGra
 
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
   validate_partition_spec(options.partition);
-  return partition_and_distribute(comm, assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates),
+  return partition_and_distribute(comm, assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates,
+                                                                options.directed),
                                   options.partition);
 }
 
