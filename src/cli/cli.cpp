@@ -65,7 +65,15 @@ void add_graph_options(po::options_description& desc) {
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
       ("weight-column", po::value<int>()->default_value(0),
-       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)");
+       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)")
+      ("points", po::value<std::string>(),
+       "build the graph on a point cloud instead of --graph: HDF5 (/points N x d, optional /nodes/id), PLY, XYZ/CSV")
+      ("points-format", po::value<std::string>()->default_value("auto"), "auto|h5|ply|xyz")
+      ("knn", po::value<std::int64_t>()->default_value(0), "with --points: exact k-nearest-neighbour graph (ties by id)")
+      ("knn-mode", po::value<std::string>()->default_value("union"), "union (i in kNN(j) or j in kNN(i)) | mutual (both)")
+      ("radius", po::value<double>()->default_value(0.0), "with --points: all pairs at distance <= r")
+      ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
+      ("sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian");
 }
 
 GraphOptions graph_options_from(const po::variables_map& vm) {

@@ -5,6 +5,7 @@
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/io/h5_output.hpp"
+#include "graphrf/points/point_graph.hpp"
 
 namespace graphrf {
 
@@ -27,10 +28,32 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
 }
 }  // namespace
 
+// --points: every rank reads the cloud (one collective error for a bad file) and builds its rows' neighbours.
+static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, const GraphOptions& options) {
+  const po::variables_map& vm = ctx.vm;
+  const std::string path = vm["points"].as<std::string>();
+  PointGraphOptions o;
+  o.knn = vm["knn"].as<std::int64_t>();
+  o.radius = vm["radius"].as<double>();
+  o.sigma = vm["sigma"].as<double>();
+  PointCloud cloud;
+  collective_try(ctx.comm, [&] {
+    o.mode = parse_knn_mode(vm["knn-mode"].as<std::string>());
+    o.weight = parse_edge_weight(vm["edge-weight"].as<std::string>());
+    validate(o, -1);
+    cloud = read_point_cloud(path, vm["points-format"].as<std::string>());
+  });
+  const std::string shape = o.knn > 0 ? std::to_string(o.knn) + "-NN (" + vm["knn-mode"].as<std::string>() + ")"
+                                      : "radius " + std::to_string(o.radius);
+  return build_point_graph(ctx.comm, cloud, o, options.partition,
+                           path + ": " + std::to_string(cloud.size()) + " points in R^" + std::to_string(cloud.dim) + ", " +
+                               shape);
+}
+
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
                                         const std::string& out_path, bool reference) {
   if (!out_path.empty()) check_output_writable(ctx.comm, out_path);
-  DistributedGraph g = load_graph(ctx.comm, options);
+  DistributedGraph g = ctx.vm.count("points") ? load_point_graph_for_command(ctx, options) : load_graph(ctx.comm, options);
   if (reference) check_reference_size(g);
   ctx.log.info("graph       " + graph_summary(g));
   return g;
