@@ -73,7 +73,7 @@ void add_graph_options(po::options_description& desc) {
       ("knn-mode", po::value<std::string>()->default_value("union"), "union (i in kNN(j) or j in kNN(i)) | mutual (both)")
       ("radius", po::value<double>()->default_value(0.0), "with --points: all pairs at distance <= r")
       ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
-      ("sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian");
+      ("edge-sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian");
 }
 
 GraphOptions graph_options_from(const po::variables_map& vm) {

@@ -35,7 +35,7 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
   PointGraphOptions o;
   o.knn = vm["knn"].as<std::int64_t>();
   o.radius = vm["radius"].as<double>();
-  o.sigma = vm["sigma"].as<double>();
+  o.sigma = vm["edge-sigma"].as<double>();
   PointCloud cloud;
   collective_try(ctx.comm, [&] {
     o.mode = parse_knn_mode(vm["knn-mode"].as<std::string>());

@@ -54,7 +54,7 @@ void validate(const PointGraphOptions& o, std::int64_t n_points) {
   if ((o.knn > 0) == (o.radius > 0)) throw InputError("--knn / --radius: give exactly one of them, positive");
   if (o.knn < 0) throw InputError("--knn: must be >= 1 (got " + std::to_string(o.knn) + ")");
   if (o.radius < 0 || !std::isfinite(o.radius)) throw InputError("--radius: must be finite and > 0");
-  if (!(o.sigma > 0) || !std::isfinite(o.sigma)) throw InputError("--sigma: must be finite and > 0");
+  if (!(o.sigma > 0) || !std::isfinite(o.sigma)) throw InputError("--edge-sigma: must be finite and > 0");
   if (o.knn > 0 && n_points >= 0 && n_points < o.knn + 1)
     throw InputError("--knn " + std::to_string(o.knn) + ": needs at least k + 1 = " + std::to_string(o.knn + 1) +
                      " points (the cloud has " + std::to_string(n_points) + ")");
@@ -121,7 +121,7 @@ double edge_weight(const PointGraphOptions& o, double distance_sq, std::int64_t 
     const std::string pair = "points " + std::to_string(id_a) + " and " + std::to_string(id_b);
     if (o.weight == EdgeWeight::inverse_distance)
       throw InputError("--edge-weight inverse: " + pair + " coincide (1/d is infinite)");
-    throw InputError("--sigma " + std::to_string(o.sigma) + ": exp(-d^2/2s^2) underflows to 0 for " + pair +
+    throw InputError("--edge-sigma " + std::to_string(o.sigma) + ": exp(-d^2/2s^2) underflows to 0 for " + pair +
                      " at distance " + std::to_string(std::sqrt(distance_sq)));
   }
   return w;
