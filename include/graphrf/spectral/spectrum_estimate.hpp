@@ -1,9 +1,12 @@
 #pragma once
-// Spectrum estimates for a symmetric positive semi-definite distributed operator (ALGORITHMS.md 5.1, 5.4, 5.5):
+// Spectrum estimates for a symmetric positive semi-definite distributed operator:
 //  - lambda_max by Lanczos (for operators other than the normalised Laplacian, whose lambda_max is 2);
-//  - the eigencount estimator round(||p_lambda(L) R||_F^2) [Puy et al. 2018; Di Napoli, Polizzi, Saad 2016];
-//  - the dichotomy for lambda_K [Puy et al. 2018, Alg. 1; CSCbox estimate_lambda_k.m], run on counts computed
-//    from Chebyshev moments (spectral_moments.hpp) instead of filtering the probes again at every step.
+//  - the eigencount estimator round(||p_lambda(L) R||_F^2) [Puy et al. 2018, "Random sampling of bandlimited
+//    signals on graphs"; Di Napoli, Polizzi, Saad 2016, "Efficient estimation of eigenvalue counts in an
+//    interval"];
+//  - the dichotomy for lambda_K [Puy et al. 2018, Alg. 1; CSCbox estimate_lambda_k.m, the toolbox of
+//    Tremblay et al. 2016, "Compressive spectral clustering"], run on counts computed from Chebyshev moments
+//    (spectral_moments.hpp) instead of filtering the probes again at every step.
 // Random blocks are drawn from counter-based streams keyed by (seed, row key, column), and every global sum
 // goes through RowBlockReducer, so all results are the same at any rank count.
 #include <Eigen/Dense>
