@@ -1,6 +1,7 @@
 #pragma once
 // Chebyshev spectral moments of a symmetric operator from random probes (the kernel polynomial method:
-// Weisse, Wellein, Alvermann, Fehske 2006, Rev. Mod. Phys. 78, §II; Silver and Roeder 1994), and the
+// Weisse et al. 2006, "The kernel polynomial method", §II; Silver and Roeder 1994, "Densities of states of
+// mega-dimensional Hamiltonian matrices"), and the
 // eigencount of any low-pass filter evaluated from them without touching the operator again.
 //
 // With a probe block R (N x Lr) and the shifted Chebyshev polynomials Tb_k on [0, lambda_max],
