@@ -272,4 +272,15 @@ double RowBlockReducer::squared_norm(const Eigen::MatrixXd& x_local) const {
   return sum[0];
 }
 
+std::vector<double> RowBlockReducer::column_sums(const Eigen::MatrixXd& x_local) const {
+  const auto b = x_local.cols();
+  return reduce({&x_local}, static_cast<std::size_t>(b), [](const std::vector<Eigen::MatrixXd>& blk, double* out) {
+    for (Eigen::Index c = 0; c < blk[0].cols(); ++c) {
+      double s = 0.0;  // plain loop down the column: a fixed order of additions
+      for (Eigen::Index i = 0; i < blk[0].rows(); ++i) s += blk[0](i, c);
+      out[c] = s;
+    }
+  });
+}
+
 }  // namespace graphrf

@@ -11,6 +11,7 @@
 #include "graphrf/spectral/chebyshev.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/option_error.hpp"
+#include "graphrf/core/timer.hpp"
 #include "graphrf/mpi/reproducible_sum.hpp"
 #include "graphrf/spectral/tall_skinny_qr.hpp"
 
@@ -72,6 +73,7 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
   collective_try(comm, [&] { o = resolve_wavelet_options(laplacian.n_global, options); });
   const RowBlockReducer sums(laplacian);
 
+  const Timer timer;
   WaveletResult res;
   res.rank = o.rank;
   res.oversample = o.oversample;
@@ -91,7 +93,9 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
   lk.count_tolerance = o.count_tolerance;
   lk.n_probe = o.n_probe;
   lk.seed = o.seed;
+  const Timer lambda_k_timer;
   res.dichotomy = estimate_lambda_k(laplacian, sums, res.lambda_max, o.rank, lk);
+  res.lambda_k_seconds = lambda_k_timer.seconds();
   res.lambda_k = res.dichotomy.lambda_k;
   res.coeff_chi = jackson_chebyshev_coefficients(0.0, res.lambda_k, o.degree_chi, res.lambda_max);
 
@@ -116,6 +120,7 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
   // 5-6. Embedding: Phi^T = p_h(L) Q with p_h ~ sqrt(h).
   res.coeff_h = chebyshev_coefficients([&](double x) { return std::sqrt(h(x)); }, o.degree_h, res.lambda_max);
   res.embedding_local = std::move(chebyshev_filter(laplacian, res.lambda_max, {res.coeff_h}, qr.q_local)[0]);
+  res.seconds = timer.seconds();
   return res;
 }
 

@@ -46,6 +46,8 @@ struct WaveletResult {
   std::vector<double> coeff_h;      // Chebyshev interpolant of sqrt(h), c_0 doubled
   int qr_passes = 0;                // CholeskyQR passes (2, or 3 if the first was shifted or inaccurate)
   bool qr_shifted = false;
+  double lambda_k_seconds = 0;      // this rank's time in the lambda_K search (moments and dichotomy)
+  double seconds = 0;               // this rank's time for the whole embedding
 };
 
 // Fills the defaults (oversample, n_probe) and checks the options for a graph of n_global nodes. Throws
