@@ -21,6 +21,7 @@ enum class RngDomain : std::uint64_t {
   wavelet_probe = 5,
   feature_draw = 6,
   synthetic_data = 7,
+  reference_sample = 8,
 };
 
 // Four 64-bit words for one counter value.
