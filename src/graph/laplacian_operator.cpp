@@ -4,7 +4,9 @@
 
 namespace graphrf {
 
-DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) {
+namespace {
+// L = I - D^-1/2 A D^-1/2 (normalised) or D - A (combinatorial): y_i = s_i x_i - sum_j w_ij x_j.
+DistributedOperator laplacian_operator(const DistributedGraph& g, bool combinatorial) {
   DistributedOperator op;
   op.comm = g.comm;
   op.n_global = g.n_global();
@@ -17,7 +19,7 @@ DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) {
     const auto c = g.col[k];
     (*source)[k] = g.owns(c) ? c - g.first() : -1 - g.ghost_slot(c);
   }
-  op.apply = [&g, source](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
+  op.apply = [&g, source, combinatorial](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
     const Eigen::Index b = x.cols();
     // Ghost exchange of whole rows: pack rows contiguously (Eigen is column-major).
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = x;
@@ -29,15 +31,21 @@ DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) {
     for (std::int64_t i = 0; i < g.n_local(); ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);
       for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-        const double w = g.normalized_weight[static_cast<size_t>(k)];
+        const double w = combinatorial ? g.weight[static_cast<size_t>(k)] : g.normalized_weight[static_cast<size_t>(k)];
         const std::int64_t s = (*source)[static_cast<size_t>(k)];
         const double* xr = s >= 0 ? rows.data() + s * b : ghosts.data() + (-1 - s) * b;
         for (Eigen::Index c = 0; c < b; ++c) acc[static_cast<size_t>(c)] += w * xr[c];
       }
-      for (Eigen::Index c = 0; c < b; ++c) y(i, c) = x(i, c) - acc[static_cast<size_t>(c)];
+      const double diagonal = combinatorial ? g.degree[static_cast<size_t>(i)] : 1.0;
+      for (Eigen::Index c = 0; c < b; ++c) y(i, c) = diagonal * x(i, c) - acc[static_cast<size_t>(c)];
     }
   };
   return op;
 }
+}  // namespace
+
+DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) { return laplacian_operator(g, false); }
+
+DistributedOperator combinatorial_laplacian_operator(const DistributedGraph& g) { return laplacian_operator(g, true); }
 
 }  // namespace graphrf

@@ -76,7 +76,7 @@ def test_embedding_same_at_every_rank_count():
         graph, ids = graph_file(d)
         first = None
         for np_, partition in ((1, "block"), (3, "block"), (3, "metis")):
-            r, o = wavelet(np_, d, "np%d-%s" % (np_, partition), graph, "--rank", K, "--kernel", "diffusion",
+            r, o = wavelet(np_, d, "np%d-%s" % (np_, partition), graph, "--embedding-dim", K, "--kernel", "diffusion",
                            "--beta", BETA, "--partition", partition)
             check_shape(r, o, N, K, 15)
             assert np.array_equal(np.sort(o.ids), ids)
@@ -92,9 +92,9 @@ def test_embedding_same_at_every_rank_count():
 def test_oversampling_rule_and_option():
     with e2e.TempDir() as d:
         graph, _ = graph_file(d)
-        r, o = wavelet(2, d, "r4", graph, "--rank", K, "--beta", BETA, "--oversample", 4)
+        r, o = wavelet(2, d, "r4", graph, "--embedding-dim", K, "--beta", BETA, "--oversample", 4)
         check_shape(r, o, N, K, 4)
-        r, o = wavelet(2, d, "big", "grid:14x14", "--rank", 170, "--beta", BETA)
+        r, o = wavelet(2, d, "big", "grid:14x14", "--embedding-dim", 170, "--beta", BETA)
         check_shape(r, o, 196, 170, 17)  # max(170/10, 15) = 17
 
 
@@ -109,7 +109,7 @@ def test_reference_errors():
         best_frobenius = np.sqrt(np.sum(h[K:] ** 2) / np.sum(h ** 2))
         results = []
         for np_ in (1, 3):
-            r, o = wavelet(np_, d, "ref%d" % np_, graph, "--rank", K, "--kernel", "diffusion", "--beta", BETA,
+            r, o = wavelet(np_, d, "ref%d" % np_, graph, "--embedding-dim", K, "--kernel", "diffusion", "--beta", BETA,
                            "--reference")
             check_shape(r, o, N, K, 15)
             a = o.embedding_attrs
