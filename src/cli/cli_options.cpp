@@ -53,7 +53,7 @@ void add_kernel_options(po::options_description& desc) {
   po::options_description group("kernel");
   group.add_options()
       ("kernel", po::value<std::string>()->default_value("diffusion"),
-       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (ignored with --alpha or --f)")
+       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f)")
       ("beta", po::value<double>()->default_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
       ("power", po::value<double>()->default_value(1.0), "exponent of regularized-laplacian and p-step")
       ("shift", po::value<double>()->default_value(2.0), "p-step shift (>= 2)")

@@ -256,8 +256,8 @@ int run_attention_command(const CommandContext& ctx) {
       const auto& e = errors.back();
       const std::string how = e.softmax.exact() ? "dense" : "sampled: " + std::to_string(e.softmax.samples) + " of " +
                                                                  std::to_string(g.n_global()) + " rows, +- standard error";
-      log.info("reference   relative error of the GRF result vs: " + std::string(e.grf_dense.exact() ? "dense" : "estimate") +
-               "-masked " + sci(e.grf_dense.value) + "  exact M-masked linear " + with_error(e.masked_linear) +
+      log.info("reference   relative error of the GRF result vs: " +
+               std::string(e.grf_dense.exact() ? "dense GRF-masked " : "GRF-estimate-masked ") + sci(e.grf_dense.value) + "  exact M-masked linear " + with_error(e.masked_linear) +
                "  exact M-masked softmax " + with_error(e.masked_softmax) + "  softmax " + with_error(e.softmax) +
                "  unmasked linear " + with_error(e.linear) + " (" + how + ", " + fmt(comm.max(timer.seconds()), 2) + " s)");
       phases.add("reference", timer.seconds());

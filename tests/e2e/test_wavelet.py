@@ -107,6 +107,9 @@ def test_reference_errors():
         h = np.sort(np.linalg.eigvalsh(exact))[::-1]
         best_spectral = h[K] / h[0]
         best_frobenius = np.sqrt(np.sum(h[K:] ** 2) / np.sum(h ** 2))
+        # The embedding has K + r = K + 15 columns: the best rank-(K + r) errors are reported next to rank K's.
+        best_spectral_kr = h[K + 15] / h[0]
+        best_frobenius_kr = np.sqrt(np.sum(h[K + 15:] ** 2) / np.sum(h ** 2))
         results = []
         for np_ in (1, 3):
             r, o = wavelet(np_, d, "ref%d" % np_, graph, "--embedding-dim", K, "--kernel", "diffusion", "--beta", BETA,
@@ -114,7 +117,10 @@ def test_reference_errors():
             check_shape(r, o, N, K, 15)
             a = o.embedding_attrs
             assert set(a) == {"relative_spectral_error", "relative_frobenius_error", "best_rank_k_spectral_error",
-                              "best_rank_k_frobenius_error"}, a
+                              "best_rank_k_frobenius_error", "best_rank_k_plus_r_spectral_error",
+                              "best_rank_k_plus_r_frobenius_error"}, a
+            assert abs(a["best_rank_k_plus_r_spectral_error"] - best_spectral_kr) <= 1e-8, (a, best_spectral_kr)
+            assert abs(a["best_rank_k_plus_r_frobenius_error"] - best_frobenius_kr) <= 1e-8, (a, best_frobenius_kr)
             diff = o.embedding @ o.embedding.T - exact
             spectral = np.linalg.norm(diff, 2) / np.linalg.norm(exact, 2)
             frobenius = np.linalg.norm(diff) / np.linalg.norm(exact)
