@@ -1,7 +1,8 @@
 #pragma once
 // Exact columns of a matrix function h(L) of a graph Laplacian (spectrum in [0, lambda_max]) without forming
 // the N x N matrix: h(L) e_j for a block of nodes j by a Chebyshev expansion applied through the
-// distributed operator (Hammond, Vandergheynst and Gribonval, 2011, section 6). The interpolant's degree
+// distributed operator (Hammond, Vandergheynst and Gribonval 2011, "Wavelets on graphs via spectral graph
+// theory", section 6). The interpolant's degree
 // doubles from 16 until the upper half of its coefficients is negligible, then the expansion is cut at the
 // first degree where the absolute coefficients that follow sum below `tolerance` times their total; since
 // |T_k| <= 1 on the spectrum, that sum bounds the error of the columns in the 2-norm (plus the interpolant's
