@@ -12,6 +12,7 @@
 #include "graphrf/mpi/mpi_environment.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/version.hpp"
 
 namespace po = boost::program_options;
 using namespace graphrf;
@@ -57,8 +58,9 @@ int run(const Communicator& comm, int argc, char** argv) {
   add_graph_options(desc);
   desc.add_options()
       ("help,h", "print this help")
+      ("version", "print the version and exit")
       ("parts,k", po::value<int>(), "number of parts (default: the number of ranks)")
-      ("method", po::value<std::string>()->default_value("metis"), "metis | ptscotch | block")
+      ("method", po::value<std::string>()->default_value("metis"), "metis | ptscotch | block (--partition says the same)")
       ("out,o", po::value<std::string>(), "write the assignment here (one part id per line)")
       ("quiet,q", po::bool_switch(), "print only the RESULT line");
   po::variables_map vm;
@@ -68,22 +70,34 @@ int run(const Communicator& comm, int argc, char** argv) {
   bool help = false;
   collective_try(comm, [&] {
     try {
-      po::store(po::parse_command_line(argc, argv, desc), vm);
+      po::store(po::command_line_parser(argc, argv).options(desc).style(kNoGuessing).run(), vm);
       po::notify(vm);
     } catch (const po::error& e) {
       throw InputError(std::string(e.what()) + " (graphrf-partition --help lists the options)");
     }
-    help = vm.count("help") > 0;
+    help = vm.count("help") > 0 || vm.count("version") > 0;
     if (help) return;
     check_slurm_launch(comm);
     options = graph_options_from(vm);
     if (vm.count("parts")) parts = vm["parts"].as<int>();
     if (parts < 1) throw InputError("--parts: must be >= 1 (got " + std::to_string(parts) + ")");
     method = vm["method"].as<std::string>();
+    // --partition (the option of every graphrf command) names the method too: honour it, refuse a conflict.
+    if (!vm["partition"].defaulted()) {
+      const std::string partition = vm["partition"].as<std::string>();
+      if (!vm["method"].defaulted() && partition != method)
+        throw InputError("--partition " + partition + " and --method " + method + ": give one of them");
+      method = partition;
+    }
     if (method != "metis" && method != "ptscotch" && method != "block")
-      throw InputError("--method: expected metis, ptscotch or block (got '" + method + "')");
+      throw InputError(std::string(vm["partition"].defaulted() ? "--method" : "--partition") +
+                       ": expected metis, ptscotch or block (got '" + method + "')");
     if (vm.count("out")) out = vm["out"].as<std::string>();
   });
+  if (vm.count("version")) {
+    if (comm.is_root()) std::cout << "graphrf-partition " << kVersion << " (" << kGitSha << ")\n";
+    return 0;
+  }
   if (help) {
     if (comm.is_root()) std::cout << "usage: graphrf-partition --graph G --parts K --out FILE\n\n" << desc << "\n";
     return 0;

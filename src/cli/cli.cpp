@@ -1,6 +1,8 @@
 #include "graphrf/cli/cli.hpp"
 
+#include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -57,7 +59,8 @@ const std::vector<Command>& commands() {
 }
 
 void add_graph_options(po::options_description& desc) {
-  desc.add_options()
+  po::options_description group("graph");
+  group.add_options()
       ("graph", po::value<std::string>()->default_value("grid:32x32"),
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
       ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj")
@@ -66,6 +69,7 @@ void add_graph_options(po::options_description& desc) {
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
       ("weight-column", po::value<int>()->default_value(0),
        "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)");
+  desc.add(group);
 }
 
 GraphOptions graph_options_from(const po::variables_map& vm) {
@@ -105,10 +109,10 @@ std::string any_to_string(const boost::any& v) {
   if (auto p = boost::any_cast<std::uint64_t>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<unsigned long long>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<double>(&v)) {
-    std::ostringstream s;
-    s.precision(17);
-    s << *p;
-    return s.str();
+    // The shortest text that reads back to the same double: 1e-12, not 9.9999999999999998e-13.
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), *p);
+    return ec == std::errc() ? std::string(buf, end) : "?";
   }
   if (auto p = boost::any_cast<bool>(&v)) return *p ? "true" : "false";
   return "?";
@@ -125,6 +129,41 @@ std::string effective_config(const std::string& command, const po::options_descr
     out << name << " = " << any_to_string(vm[name].value()) << "\n";
   }
   return out.str();
+}
+
+// Options whose values are paths: relative ones in an INI file resolve against the INI file's folder, so a
+// configuration works from whatever folder the job starts in.
+bool is_path_option(const std::string& name, const std::string& value) {
+  if (name == "graph") return value.rfind("grid:", 0) != 0 && value.rfind("random:", 0) != 0;
+  return name == "qkv" || name == "out" || (name == "partition" && value.rfind("file:", 0) == 0);
+}
+
+std::string resolve_against(const std::filesystem::path& folder, const std::string& name, const std::string& value) {
+  const bool file_prefix = name == "partition";
+  const std::string path = file_prefix ? value.substr(5) : value;
+  if (path.empty() || std::filesystem::path(path).is_absolute()) return value;
+  return (file_prefix ? "file:" : "") + (folder / path).lexically_normal().string();
+}
+
+// An INI file's options; [section] headers are refused with the file and line (options are not grouped).
+po::parsed_options parse_ini(const std::string& path, const po::options_description& desc) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--config " + path + ": cannot open");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '[')
+      throw InputError("--config " + path + " line " + std::to_string(number) + ": [section] headers are not supported; write " +
+                       "every option as `name = value` at the top level (names as on the command line, without --)");
+  }
+  in.clear();
+  in.seekg(0);
+  po::parsed_options parsed = po::parse_config_file(in, desc);
+  const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  for (auto& option : parsed.options)
+    if (option.value.size() == 1 && is_path_option(option.string_key, option.value[0]))
+      option.value[0] = resolve_against(folder, option.string_key, option.value[0]);
+  return parsed;
 }
 
 void print_usage(const Communicator& comm) {
@@ -165,21 +204,21 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
       for (const auto& c : commands()) names += (names.empty() ? "" : ", ") + c.name;
       throw InputError("unknown command '" + name + "' (expected one of: " + names + ")");
     }
-    desc.add_options()
+    po::options_description run("run");
+    run.add_options()
         ("help,h", "print this help")
+        ("version", "print the version and exit")
         ("config", po::value<std::string>(), "read options from an INI file (the command line wins)")
         ("dump-config", po::bool_switch(), "print the effective configuration as INI and exit")
         ("quiet,q", po::bool_switch(), "no progress or summary on stdout (RESULT lines and warnings still print)");
     command->add_options(desc);
+    desc.add(run);
     try {
-      po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).run(), vm);
+      po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).style(kNoGuessing).run(), vm);
       if (vm.count("config")) {
-        const std::string path = vm["config"].as<std::string>();
-        std::ifstream in(path);
-        if (!in) throw InputError("--config " + path + ": cannot open");
-        po::store(po::parse_config_file(in, desc), vm);
+        po::store(parse_ini(vm["config"].as<std::string>(), desc), vm);
       }
-      help = vm.count("help") > 0;
+      help = vm.count("help") > 0 || vm.count("version") > 0;
       if (!help) po::notify(vm);
     } catch (const po::error& e) {
       throw InputError(std::string(e.what()) + " (graphrf " + name + " --help lists the options)");
@@ -187,6 +226,10 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     dump = !help && vm["dump-config"].as<bool>();
     if (!help) check_slurm_launch(comm);
   });
+  if (vm.count("version")) {
+    if (comm.is_root()) std::cout << "graphrf " << kVersion << " (" << kGitSha << ")\n";
+    return 0;
+  }
   if (help) {
     if (comm.is_root()) std::cout << "usage: graphrf " << name << " [options]\n" << command->summary << "\n\n" << desc << "\n";
     return 0;

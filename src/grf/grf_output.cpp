@@ -12,12 +12,14 @@ std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vec
   return out;
 }
 
-void write_walk_statistics(H5Output& out, const std::string& group, const WalkStatistics& s) {
+// "walkers" means walkers per node everywhere (the --walkers option); the total is "walks".
+void write_walk_statistics(H5Output& out, const std::string& group, const WalkStatistics& s, std::int64_t walkers_per_node) {
   out.write_replicated<std::int64_t>(group + "/length_histogram", s.length_histogram);
   out.write_per_rank<std::int64_t>(group + "/messages_sent", s.messages_sent);
   out.write_per_rank<std::int64_t>(group + "/bytes_sent", s.bytes_sent);
   out.write_per_rank<double>(group + "/walk_seconds", s.walk_seconds);
-  out.set_attribute(group, "walkers", s.walkers);
+  out.set_attribute(group, "walks", s.walkers);
+  out.set_attribute(group, "walkers_per_node", walkers_per_node);
   out.set_attribute(group, "hops", s.hops);
   out.set_attribute(group, "dead_ends", s.dead_ends);
   out.set_attribute(group, "truncated", s.truncated);
@@ -48,7 +50,7 @@ void write_grf(H5Output& out, const DistributedGraph& g, const GrfRun& run, cons
     out.set_attribute(by_length, "max_length", walk.max_length);
     out.set_attribute(by_length, "description",
                       std::string("M_t[i, q] = (1/n) sum of loads of walks from i at q after t hops; Phi = sum_t f_t M_t"));
-    write_walk_statistics(out, e == 0 ? "/walks" : "/walks" + std::to_string(e + 1), run.walks[e]);
+    write_walk_statistics(out, e == 0 ? "/walks" : "/walks" + std::to_string(e + 1), run.walks[e], walk.walkers);
   }
   out.write_replicated<double>("/kernel/f", run.f);
   out.write_replicated<double>("/kernel/alpha", run.alpha);

@@ -36,6 +36,8 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     if (g.n_global() >= (std::int64_t{1} << 43))  // grf_matrix packs (column, step) into one 64-bit key
       throw InputError("--graph: GRFs support up to 2^43 nodes (got " + std::to_string(g.n_global()) + ")");
     validate(kernel, rho);
+    run.spectral_radius = rho;
+    run.truncation_bias_bound = truncation_bias_bound(kernel, estimator, walk.max_length, rho);
     run.alpha = kernel_alpha(kernel, terms);
     run.f = estimator == GrfEstimator::asymmetric ? run.alpha : kernel_f(kernel, terms);
   });
@@ -49,6 +51,8 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     WalkResult result = run_walks(g, o, log, limits);
     run.walks.push_back(result.stats);
     Timer timer;
+    log.info("assemble    sorting " + std::to_string(comm.sum(static_cast<std::int64_t>(result.deposits.size()))) +
+             " deposits into length-resolved rows, then Phi = sum_t f_t M_t");
     run.by_length.push_back(assemble_length_resolved(std::move(result.deposits), g.first(), g.n_local(), walk.walkers));
     run.phi.push_back(combine_lengths(run.by_length.back(), run.f));
     run.assemble_seconds += comm.max(timer.seconds());
@@ -74,6 +78,25 @@ NnzSummary nnz_per_row(const Communicator& comm, const SparseRows& rows) {
 double sparsity_bound(std::int64_t walkers, double p_halt, double delta) {
   const double b = std::log(1.0 - std::pow(1.0 - delta, 1.0 / static_cast<double>(walkers))) / std::log(1.0 - p_halt);
   return 1.0 + static_cast<double>(walkers) * b;
+}
+
+double truncation_bias_bound(const KernelSpec& kernel, GrfEstimator estimator, std::int64_t max_length,
+                             double spectral_radius) {
+  const auto t_max = static_cast<size_t>(max_length);
+  const int terms = static_cast<int>(2 * max_length + 400);
+  const std::vector<double> alpha = kernel_alpha(kernel, terms);
+  std::vector<double> kept(alpha.size(), 0.0);
+  if (estimator == GrfEstimator::asymmetric) {
+    for (size_t k = 0; k <= t_max && k < alpha.size(); ++k) kept[k] = alpha[k];
+  } else {
+    const std::vector<double> f = kernel_f(kernel, terms);
+    for (size_t t = 0; t <= t_max && t < f.size(); ++t)
+      for (size_t s = 0; s <= t_max && s < f.size() && t + s < kept.size(); ++s) kept[t + s] += f[t] * f[s];
+  }
+  double bound = 0, power = 1;
+  for (size_t k = 0; k < alpha.size(); ++k, power *= spectral_radius)
+    if (k > t_max) bound += std::abs(alpha[k] - kept[k]) * power;
+  return bound;
 }
 
 Eigen::MatrixXd dense_kernel_estimate(const DistributedGraph& g, const GrfRun& run) {

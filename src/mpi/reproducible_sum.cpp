@@ -204,6 +204,7 @@ std::vector<double> RowBlockReducer::reduce(const std::vector<const Eigen::Matri
       const int parent_home = home_of_block((c - 1) * span);
       if (parent_home == me) continue;
       sends.emplace_back();
+      count_sent_bytes(static_cast<std::int64_t>(m * sizeof(double)));
       check_mpi(MPI_Isend(level.data() + (c - prev_lo) * static_cast<std::int64_t>(m), mcount, MPI_DOUBLE, parent_home,
                           kTreeTagBase + l, mpi, &sends.back()),
                 "MPI_Isend");
@@ -240,6 +241,7 @@ std::vector<double> RowBlockReducer::reduce(const std::vector<const Eigen::Matri
   const int root = home_of_block(0);
   if (me == root) std::copy(level.begin(), level.begin() + static_cast<std::ptrdiff_t>(m), result.begin());
   check_mpi(MPI_Bcast(result.data(), mcount, MPI_DOUBLE, root, mpi), "MPI_Bcast");
+  if (me == root) count_sent_bytes(static_cast<std::int64_t>(m * sizeof(double)) * (comm_->size() - 1));
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "graphrf/spectral/chebyshev.hpp"
 #include "graphrf/spectral/spectral_moments.hpp"
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/option_error.hpp"
 
 namespace graphrf {
 
@@ -109,6 +110,10 @@ LambdaKEstimate estimate_lambda_k(const DistributedOperator& op, const RowBlockR
     else if (x > k_d) hi = mid;
     else lo = mid;
     ++est.iterations;
+    if (options.progress)
+      options.progress("lambda_K    step " + std::to_string(est.iterations) + ": eigencount " + format_number(x, 4) +
+                       " at lambda " + format_number(mid, 5) + ", interval [" + format_number(lo, 5) + ", " +
+                       format_number(hi, 5) + "]");
   }
   est.lower = lo;
   est.upper = hi;

@@ -457,6 +457,7 @@ class WalkSimulation {
     out = {};
     const auto bytes = static_cast<int>(s.walkers.size() * sizeof(Walker));
     check_mpi(MPI_Isend(s.walkers.data(), bytes, MPI_BYTE, dest, kWalkerTag, comm_.get(), &s.request), "MPI_Isend");
+    count_sent_bytes(bytes);
     ++messages_;
     bytes_ += bytes;
     sends_.push_back(std::move(s));
@@ -469,6 +470,7 @@ class WalkSimulation {
     out = {};
     const auto bytes = static_cast<int>(s.deposits.size() * sizeof(Deposit));
     check_mpi(MPI_Isend(s.deposits.data(), bytes, MPI_BYTE, dest, kDepositTag, comm_.get(), &s.request), "MPI_Isend");
+    count_sent_bytes(bytes);
     ++messages_;
     ++deposit_messages_to_[static_cast<size_t>(dest)];
     bytes_ += bytes;
@@ -546,8 +548,10 @@ class WalkSimulation {
 
   void report_progress(double now) {
     if (limits_.progress_seconds <= 0 || log_.quiet()) return;
-    // Short runs stay silent; long ones get a line every progress_seconds and a final one.
-    if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < limits_.progress_seconds)) return;
+    // Short runs stay silent; long ones get a line every progress_seconds on a terminal (rewritten in place)
+    // and every 10 x progress_seconds in a log file (plain lines), and a final one.
+    const double interval = log_.terminal() ? limits_.progress_seconds : 10 * limits_.progress_seconds;
+    if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < interval)) return;
     const double rate = now > 0 ? static_cast<double>(reduce_out_[1]) / now : 0.0;
     const std::int64_t alive = total_walkers_ - reduce_out_[0];
     const double finish_rate = now > 0 ? static_cast<double>(reduce_out_[0]) / now : 0.0;

@@ -23,7 +23,8 @@ BELOW = {
     "grf": ["walks"],
     "attention": ["grf"],
     "spectral": ["graph"],
-    "cli": ["attention", "spectral"],
+    "reference": ["attention", "spectral"],
+    "cli": ["reference"],
 }
 PROGRAMS = {"src/cli/main.cpp", "partition/graphrf_partition.cpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"graphrf/([^"]+)"', re.M)

@@ -15,6 +15,10 @@ namespace graphrf {
 
 namespace po = boost::program_options;
 
+// Command-line style without Boost's guessing of abbreviated option names (`--walk 4` is an error, not
+// --walkers): an abbreviation silently changes meaning when an option is added.
+inline constexpr int kNoGuessing = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+
 // What a command gets once its options are parsed.
 struct CommandContext {
   const Communicator& comm;
@@ -38,10 +42,14 @@ int run_cli(const Communicator& comm, int argc, char** argv);
 void add_graph_options(po::options_description& desc);
 GraphOptions graph_options_from(const po::variables_map& vm);
 
+// Collective: InputError "OPTION PATH: cannot open: REASON" unless the file can be read. For inputs named by
+// options (--qkv, partition files), checked before the graph is loaded.
+void check_input_readable(const Communicator& comm, const std::string& option, const std::string& path);
+
 // The start of every compute command: check that --out can be written (before any work), load and
-// partition the graph, refuse --reference beyond the dense limit, and log the graph.
+// partition the graph, and log the graph.
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
-                                        const std::string& out_path, bool reference);
+                                        const std::string& out_path);
 
 // The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
 std::vector<std::string> split_list(const std::string& text, char sep);
@@ -52,6 +60,7 @@ void check_slurm_launch(const Communicator& comm);
 }  // namespace graphrf
 
 #include "graphrf/grf/kernel.hpp"
+#include "graphrf/reference/reference_plan.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
@@ -65,5 +74,10 @@ void add_walk_options(po::options_description& desc);
 void add_coupling_options(po::options_description& desc);
 void read_coupling_options(const po::variables_map& vm, WalkOptions& o);
 WalkOptions walk_options_from(const po::variables_map& vm);
+// --reference, --dense-reference-max, --reference-samples; `what` says what the reference checks.
+void add_reference_options(po::options_description& desc, const std::string& what);
+ReferenceOptions reference_options_from(const po::variables_map& vm);
+// Refuses (collectively) a reference this graph cannot have: the sampled reference needs normalised weights.
+void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk);
 
 }  // namespace graphrf

@@ -23,6 +23,7 @@ enum class RngDomain : std::uint64_t {
   synthetic_data = 7,
   walk_length = 8,   // sigma-coupled and quantile walk lengths
   walk_repel = 9,    // repelling walks: a group's neighbour offsets
+  reference_sample = 10,  // nodes of a sampled reference
 };
 
 // Four 64-bit words for one counter value.

@@ -12,6 +12,8 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "graphrf/core/counter_rng.hpp"
@@ -58,6 +60,8 @@ struct LambdaKOptions {
   int n_probe = 0;           // probe columns Lr; 0: default_probe_count(N)
   std::uint64_t seed = 0;
   int max_iterations = 60;   // guard for count > K at every lambda > 0 (e.g. K below the multiplicity of 0)
+  // Called after every dichotomy step with a line for rank 0's log (rank 0 prints it; may be empty).
+  std::function<void(const std::string&)> progress;
 };
 
 struct LambdaKEstimate {
