@@ -24,6 +24,8 @@ int run_bench_wavelet(const CommandContext& ctx);
 void add_bench_wavelet_options(po::options_description& desc);
 void add_wavelet_options(po::options_description& desc);
 void add_attention_options(po::options_description& desc);
+int run_gp(const CommandContext& ctx);
+void add_gp_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
@@ -34,6 +36,7 @@ const std::vector<Command>& commands() {
        run_attention_command},
       {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
        add_wavelet_options, run_wavelet},
+      {"gp", "Gaussian-process regression on the nodes with a GRF kernel: learn, predict, sample", add_gp_options, run_gp},
       {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
        add_bench_options, run_bench},
       {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",

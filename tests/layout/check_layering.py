@@ -22,8 +22,9 @@ BELOW = {
     "walks": ["graph"],
     "grf": ["walks"],
     "attention": ["grf"],
+    "gp": ["grf"],
     "spectral": ["graph"],
-    "cli": ["attention", "spectral"],
+    "cli": ["attention", "gp", "spectral"],
 }
 PROGRAMS = {"src/cli/main.cpp", "partition/graphrf_partition.cpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"graphrf/([^"]+)"', re.M)

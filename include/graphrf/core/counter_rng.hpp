@@ -21,6 +21,10 @@ enum class RngDomain : std::uint64_t {
   wavelet_probe = 5,
   feature_draw = 6,
   synthetic_data = 7,
+  gp_probe = 8,       // Hutchinson / Lanczos probe vectors of GP learning
+  gp_sample = 9,      // prior weights and noise of pathwise GP posterior samples
+  gp_split = 10,      // random train/test splits of observations
+  gp_synthetic = 11,  // synthetic GP observations (graphrf gp --synthetic)
 };
 
 // Four 64-bit words for one counter value.
