@@ -172,7 +172,9 @@ TEST(GrfGp, DistributedCgMatchesDenseSolve) {
     const Eigen::MatrixXd expected = a.ldlt().solve(rows_of(b, train));
     EXPECT_LE((rows_of(x, train) - expected).norm(), 1e-9 * expected.norm()) << partition;
     // Off the training nodes the solution stays zero.
-    EXPECT_EQ(x.squaredNorm(), rows_of(x, train).squaredNorm());
+    const Eigen::VectorXd train_mask = gather_canonical(s->g, s->data.train).col(0);
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+      if (train_mask(i) == 0) EXPECT_TRUE(x.row(i).isZero(0)) << i;
   }
 }
 
@@ -278,10 +280,10 @@ TEST(GrfGp, PathwiseSamplesHaveThePosteriorCovariance) {
 
 TEST(GrfGp, LearningRecoversHyperparametersOfDataFromAKnownGp) {
   // Data drawn from the GRF-GP itself (well-specified) with theta* = (sigma_f 1.5, beta 2, sigma_n 0.3) at all
-  // nodes of a 16 x 16 grid. The tolerance comes from the Fisher information of the dense model at theta*:
+  // nodes of a 12 x 12 grid. The tolerance comes from the Fisher information of the dense model at theta*:
   // each log-parameter must lie within 4 asymptotic standard errors (+ 0.05 for Adam's last steps and probe
   // noise) of the truth.
-  auto s = make_setup(world(), "grid:16x16", "metis", 16, true);
+  auto s = make_setup(world(), "grid:12x12", "metis", 16, true);
   const int n_lengths = s->phi->n_lengths();
   const KernelSpec kernel = diffusion(2.0);
   const GpParameters truth(kernel, GpLearn::hyper, n_lengths, 1.5, 0.3);
@@ -299,8 +301,8 @@ TEST(GrfGp, LearningRecoversHyperparametersOfDataFromAKnownGp) {
 
   const GpParameters start(diffusion(1.0), GpLearn::hyper, n_lengths, 1.0, 1.0);
   AdamSchedule schedule;
-  schedule.iterations = 150;
-  schedule.learning_rate = 0.05;
+  schedule.iterations = 80;
+  schedule.learning_rate = 0.08;
   LmlOptions options;
   options.probes = 16;
   options.cg.tolerance = 1e-6;
