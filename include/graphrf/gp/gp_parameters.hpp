@@ -5,7 +5,7 @@
 // The noise variance is sigma_n^2.
 //   --learn hyper: parameters (log sigma_f, log beta, log sigma_n); log beta only for kernels with a beta
 //                  (diffusion, exp-adjacency, regularized-laplacian, cosine). Logs keep them positive.
-//   --learn f:     parameters (f_0, ..., f_T, log sigma_n): the modulation itself, as Reid et al. (2024,
+//   --learn f:     parameters (f_0, ..., f_T, log sigma_n): the modulation itself, as Reid et al. (2025a,
 //                  topological masking) learn it; it starts at sigma_f f^M(beta).
 //   --learn none:  the hyperparameter vector, kept fixed.
 #include <Eigen/Dense>
