@@ -19,10 +19,6 @@ struct SideEntry {
   double value;
 };
 
-}  // namespace
-
-namespace {
-
 template <class SideT>
 SideT build_side(const DistributedGraph& g, std::vector<SideEntry> entries) {
   std::sort(entries.begin(), entries.end(), [](const SideEntry& a, const SideEntry& b) {
