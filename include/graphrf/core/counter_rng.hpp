@@ -21,10 +21,12 @@ enum class RngDomain : std::uint64_t {
   wavelet_probe = 5,
   feature_draw = 6,
   synthetic_data = 7,
-  gp_probe = 8,       // Hutchinson / Lanczos probe vectors of GP learning
-  gp_sample = 9,      // prior weights and noise of pathwise GP posterior samples
-  gp_split = 10,      // random train/test splits of observations
-  gp_synthetic = 11,  // synthetic GP observations (graphrf gp --synthetic)
+  walk_length = 8,   // sigma-coupled and quantile walk lengths
+  walk_repel = 9,    // repelling walks: a group's neighbour offsets
+  gp_probe = 10,      // Hutchinson / Lanczos probe vectors of GP learning
+  gp_sample = 11,     // prior weights and noise of pathwise GP posterior samples
+  gp_split = 12,      // random train/test splits of observations
+  gp_synthetic = 13,  // synthetic GP observations (graphrf gp --synthetic)
 };
 
 // Four 64-bit words for one counter value.
