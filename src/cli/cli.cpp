@@ -32,6 +32,8 @@ int run_bench_wavelet(const CommandContext& ctx);
 void add_bench_wavelet_options(po::options_description& desc);
 void add_wavelet_options(po::options_description& desc);
 void add_attention_options(po::options_description& desc);
+int run_gp(const CommandContext& ctx);
+void add_gp_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
@@ -46,6 +48,7 @@ const std::vector<Command>& commands() {
        run_attention_command},
       {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
        add_wavelet_options, run_wavelet},
+      {"gp", "Gaussian-process regression on the nodes with a GRF kernel: learn, predict, sample", add_gp_options, run_gp},
       {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
        add_bench_options, run_bench},
       {"bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",

@@ -22,9 +22,10 @@ BELOW = {
     "walks": ["graph"],
     "grf": ["walks"],
     "attention": ["grf"],
+    "gp": ["grf"],
     "spectral": ["graph"],
     "reference": ["attention", "spectral"],
-    "cli": ["reference"],
+    "cli": ["reference", "gp"],
 }
 PROGRAMS = {"src/cli/main.cpp", "partition/graphrf_partition.cpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"graphrf/([^"]+)"', re.M)

@@ -23,7 +23,11 @@ enum class RngDomain : std::uint64_t {
   synthetic_data = 7,
   walk_length = 8,   // sigma-coupled and quantile walk lengths
   walk_repel = 9,    // repelling walks: a group's neighbour offsets
-  reference_sample = 10,  // nodes of a sampled reference
+  gp_probe = 10,      // Hutchinson / Lanczos probe vectors of GP learning
+  gp_sample = 11,     // prior weights and noise of pathwise GP posterior samples
+  gp_split = 12,      // random train/test splits of observations
+  gp_synthetic = 13,  // synthetic GP observations (graphrf gp --synthetic)
+  reference_sample = 14,  // nodes of a sampled reference
 };
 
 // Four 64-bit words for one counter value.
