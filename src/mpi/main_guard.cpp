@@ -2,12 +2,16 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
+#include "graphrf/core/interrupt.hpp"
+#include "graphrf/core/run_phase.hpp"
 #include "graphrf/mpi/mpi_environment.hpp"
 
 namespace graphrf {
 
 int run_guarded(const char* program, const Communicator& comm, const std::function<int()>& body) {
+  install_interrupt_handlers();
   try {
     return body();
   } catch (const InputError& e) {
@@ -16,6 +20,8 @@ int run_guarded(const char* program, const Communicator& comm, const std::functi
       return 1;
     }
     std::fprintf(stderr, "%s: error (rank %d): %s\n", program, comm.rank(), e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error (rank %d): %s\n", program, comm.rank(), out_of_memory_message().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error (rank %d): %s\n", program, comm.rank(), e.what());
   }
