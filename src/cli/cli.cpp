@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
@@ -53,7 +54,10 @@ void add_graph_options(po::options_description& desc) {
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
       ("weight-column", po::value<int>()->default_value(0),
-       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)");
+       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)")
+      ("memory-limit", po::value<std::string>(),
+       "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
+       "its ranks); inputs and runs that need more are refused before any work");
 }
 
 GraphOptions graph_options_from(const po::variables_map& vm) {
@@ -67,6 +71,7 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
   o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
   o.keep_self_loops = vm["keep-self-loops"].as<bool>();
   o.weight_column = vm["weight-column"].as<int>();
+  if (vm.count("memory-limit")) o.memory_limit = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
   return o;
 }
 
@@ -160,13 +165,10 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
         ("quiet,q", po::bool_switch(), "no progress or summary on stdout (RESULT lines and warnings still print)");
     command->add_options(desc);
     try {
-      po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).run(), vm);
-      if (vm.count("config")) {
-        const std::string path = vm["config"].as<std::string>();
-        std::ifstream in(path);
-        if (!in) throw InputError("--config " + path + ": cannot open");
-        po::store(po::parse_config_file(in, desc), vm);
-      }
+      const po::parsed_options parsed = po::command_line_parser(argc - 1, argv + 1).options(desc).run();
+      po::store(parsed, vm);
+      check_parsed_arguments(parsed, vm, "");
+      if (vm.count("config")) store_config_file(vm["config"].as<std::string>(), desc, vm);
       help = vm.count("help") > 0;
       if (!help) po::notify(vm);
     } catch (const po::error& e) {

@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/core/run_phase.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/io/h5_output.hpp"
 
@@ -29,6 +30,7 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
                                         const std::string& out_path, bool reference) {
   if (!out_path.empty()) check_output_writable(ctx.comm, out_path);
+  const RunPhase phase("loading " + options.graph);
   DistributedGraph g = load_graph(ctx.comm, options);
   if (reference) check_reference_size(g);
   ctx.log.info("graph       " + graph_summary(g));

@@ -18,6 +18,7 @@ struct GraphOptions {
   bool keep_self_loops = false;
   int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column
   std::string partition = "block";  // block | metis | ptscotch | file:PATH
+  std::uint64_t memory_limit = 0;   // --memory-limit in bytes per rank; 0: the node's available memory / its ranks
 };
 
 }  // namespace graphrf
