@@ -13,6 +13,7 @@
 #include <exception>
 
 #include "graphrf/core/fault_injection.hpp"
+#include "graphrf/core/unrecoverable.hpp"
 #include "graphrf/version.hpp"
 
 namespace graphrf {
@@ -231,6 +232,7 @@ void H5Output::agree_write(const std::string& dataset, const std::string& local_
   if (failing == comm_.size()) return;
   std::string message = local_error;
   comm_.broadcast(message, failing);
+  mark_unrecoverable();  // HDF5 would try to flush this file's metadata at MPI_Finalize, out of step across ranks
   abandon();  // every rank is here
   throw InputError("--out " + path_ + ": cannot write " + dataset + ": " + message + storage_hint(partial_),
                    /*collective=*/true);
@@ -240,8 +242,10 @@ void H5Output::commit() {
   require_open("commit");
   fault_injection_pause_before_commit(path_.c_str());
   std::string close_error;
-  if (file_.close() < 0)
+  if (file_.close() < 0) {
+    mark_unrecoverable();
     close_error = "--out " + path_ + ": cannot write " + partial_ + ": " + h5::innermost_error() + storage_hint(partial_);
+  }
   // The reduction inside agree() also serves as the barrier: rank 0 gets past it only once every rank has
   // closed the file. If closing failed anywhere, every rank throws and rank 0 removes the .partial file.
   agree("commit", close_error, 0);

@@ -232,10 +232,10 @@ def test_disk_full():
         for path in (grf_out, parts_out):
             with open(path, "wb") as f:
                 f.write(SENTINEL)
-        # /grf_by_length alone is several MB here; the partition file is 360 KB.
+        # /grf_by_length alone is several MB here; the partition file is 320 KB.
         expect_disk_full(["grf", "--graph", "grid:64x64", "--walkers", "16", "--out", grf_out], None, grf_out,
                          "graphrf: error: ")
-        expect_disk_full(["--graph", "grid:300x300", "--parts", "2", "--method", "block", "--out", parts_out],
+        expect_disk_full(["--graph", "grid:400x400", "--parts", "2", "--method", "block", "--out", parts_out],
                          e2e.GRAPHRF_PARTITION, parts_out, "graphrf-partition: error: ")
 
 
