@@ -62,21 +62,25 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
   // barrier keeps every write after the truncation.
   check_mpi(MPI_File_set_size(file.handle, 0), "MPI_File_set_size");
   comm.barrier();
+  // MPI_File_sync is collective: every rank reaches it, whatever its writes did, before errors are agreed on.
+  std::string write_error;
+  constexpr std::int64_t kChunk = std::int64_t{1} << 30;
+  for (std::int64_t done = 0; write_error.empty() && done < static_cast<std::int64_t>(text.size()); done += kChunk) {
+    const auto n = std::min<std::int64_t>(kChunk, static_cast<std::int64_t>(text.size()) - done);
+    MPI_Status status;
+    const int code = MPI_File_write_at(file.handle, offset + done, text.data() + done, static_cast<int>(n), MPI_BYTE, &status);
+    int written = 0;
+    if (code == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
+    if (code != MPI_SUCCESS || written != n)
+      write_error = cannot_write + "wrote " + std::to_string(code == MPI_SUCCESS ? written : 0) + " of " +
+                    std::to_string(n) + " bytes at offset " + std::to_string(offset + done) + " (" +
+                    (code == MPI_SUCCESS ? std::string("short write") : mpi_error_text(code)) + "; disk full?)";
+  }
+  const int sync_code = MPI_File_sync(file.handle);
+  if (write_error.empty() && sync_code != MPI_SUCCESS)
+    write_error = cannot_write + "flush failed (" + mpi_error_text(sync_code) + "; disk full?)";
   collective_try(comm, [&] {
-    constexpr std::int64_t kChunk = std::int64_t{1} << 30;
-    for (std::int64_t done = 0; done < static_cast<std::int64_t>(text.size()); done += kChunk) {
-      const auto n = std::min<std::int64_t>(kChunk, static_cast<std::int64_t>(text.size()) - done);
-      MPI_Status status;
-      const int code = MPI_File_write_at(file.handle, offset + done, text.data() + done, static_cast<int>(n), MPI_BYTE, &status);
-      int written = 0;
-      if (code == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
-      if (code != MPI_SUCCESS || written != n)
-        throw InputError(cannot_write + "wrote " + std::to_string(code == MPI_SUCCESS ? written : 0) + " of " +
-                         std::to_string(n) + " bytes at offset " + std::to_string(offset + done) + " (" +
-                         (code == MPI_SUCCESS ? std::string("short write") : mpi_error_text(code)) + "; disk full?)");
-    }
-    const int code = MPI_File_sync(file.handle);
-    if (code != MPI_SUCCESS) throw InputError(cannot_write + "flush failed (" + mpi_error_text(code) + "; disk full?)");
+    if (!write_error.empty()) throw InputError(write_error);
   });
   check_mpi(MPI_File_close(&file.handle), "MPI_File_close");
   fault_injection_pause_before_commit(path.c_str());
