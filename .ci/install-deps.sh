@@ -17,6 +17,8 @@ PACKAGES=(
   librandom123-dev
   # Slurm test: a throwaway single-node Slurm with munge authentication
   slurm-wlm munge
+  # fuzzing the text parsers (libFuzzer: -fsanitize=fuzzer)
+  clang-14 libclang-rt-14-dev
   # end-to-end checks read the HDF5 output with Debian's python3
   python3 python3-h5py python3-scipy python3-numpy python3-matplotlib
 )

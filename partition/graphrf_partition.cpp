@@ -1,12 +1,20 @@
 // graphrf-partition: graph in, k parts out. Writes one part id per line in canonical node order (ascending
 // node id), which `graphrf ... --partition file:PATH` reads back, and prints edge cut and balance. Runs on
 // any number of ranks; the part count need not equal the rank count.
+#include <sys/stat.h>
+
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
+#include "graphrf/core/fault_injection.hpp"
+#include "graphrf/core/interrupt.hpp"
+#include "graphrf/core/run_phase.hpp"
 #include "graphrf/io/canonical_graph.hpp"
+#include "graphrf/io/h5_output.hpp"
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/mpi/main_guard.hpp"
 #include "graphrf/mpi/mpi_environment.hpp"
@@ -19,19 +27,34 @@ using namespace graphrf;
 
 namespace {
 
-// Each rank writes its block of lines at its byte offset (MPI-IO), so no rank holds the whole assignment.
+// Each rank writes its block of lines at its byte offset (MPI-IO), so no rank holds the whole assignment. Every
+// write is checked (error code and byte count) and rank 0 checks the finished size, so a full disk is an error
+// on every rank, not a truncated file; the .partial file is renamed only when the whole file is there and no
+// rank received a termination signal meanwhile.
 void write_parts(const Communicator& comm, const std::string& path, const std::string& header, const std::vector<int>& part) {
+  const OutputWindow interrupt_window;
+  const RunPhase phase("writing " + path);
   std::string text = comm.is_root() ? header : std::string();
   for (int q : part) text += std::to_string(q) + '\n';
   const auto offset = comm.exscan_sum(static_cast<std::int64_t>(text.size()));
-  std::string partial = path + ".partial";
-  // The MPI-IO handle closes itself if anything below throws.
+  const auto total = comm.sum(static_cast<std::int64_t>(text.size()));
+  const std::string partial = path + ".partial";
+  const std::string cannot_write = "--out " + path + ": cannot write " + partial + ": ";
+  // The MPI-IO handle closes itself if anything below throws; the .partial file goes with a failed run.
   struct MpiFile {
     MPI_File handle = MPI_FILE_NULL;
     ~MpiFile() {
       if (handle != MPI_FILE_NULL) MPI_File_close(&handle);
     }
   } file;
+  struct RemoveUnlessPublished {
+    const Communicator& comm;
+    const std::string& partial;
+    bool published = false;
+    ~RemoveUnlessPublished() {
+      if (!published && comm.is_root()) std::remove(partial.c_str());
+    }
+  } cleanup{comm, partial};
   collective_try(comm, [&] {
     check_mpi(MPI_File_open(comm.get(), partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file.handle),
               ("MPI_File_open " + partial).c_str());
@@ -40,17 +63,46 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
   // barrier keeps every write after the truncation.
   check_mpi(MPI_File_set_size(file.handle, 0), "MPI_File_set_size");
   comm.barrier();
+  // MPI_File_sync is collective: every rank reaches it, whatever its writes did, before errors are agreed on.
+  std::string write_error;
   constexpr std::int64_t kChunk = std::int64_t{1} << 30;
-  for (std::int64_t done = 0; done < static_cast<std::int64_t>(text.size()); done += kChunk) {
+  for (std::int64_t done = 0; write_error.empty() && done < static_cast<std::int64_t>(text.size()); done += kChunk) {
     const auto n = std::min<std::int64_t>(kChunk, static_cast<std::int64_t>(text.size()) - done);
-    check_mpi(MPI_File_write_at(file.handle, offset + done, text.data() + done, static_cast<int>(n), MPI_BYTE, MPI_STATUS_IGNORE),
-              "MPI_File_write_at");
+    MPI_Status status;
+    const int code = MPI_File_write_at(file.handle, offset + done, text.data() + done, static_cast<int>(n), MPI_BYTE, &status);
+    int written = 0;
+    if (code == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
+    if (code != MPI_SUCCESS || written != n)
+      write_error = cannot_write + "wrote " + std::to_string(code == MPI_SUCCESS ? written : 0) + " of " +
+                    std::to_string(n) + " bytes at offset " + std::to_string(offset + done) + " (" +
+                    (code == MPI_SUCCESS ? std::string("short write") : mpi_error_text(code)) + "; disk full?)";
   }
+  const int sync_code = MPI_File_sync(file.handle);
+  if (write_error.empty() && sync_code != MPI_SUCCESS)
+    write_error = cannot_write + "flush failed (" + mpi_error_text(sync_code) + "; disk full?)";
+  collective_try(comm, [&] {
+    if (!write_error.empty()) throw InputError(write_error);
+  });
   check_mpi(MPI_File_close(&file.handle), "MPI_File_close");
-  comm.barrier();
-  if (comm.is_root() && std::rename(partial.c_str(), path.c_str()) != 0)
-    throw InputError("--out " + path + ": cannot rename the finished file into place");
-  comm.barrier();
+  fault_injection_pause_before_commit(path.c_str());
+  collective_try(comm, [&] {
+    if (!comm.is_root()) return;
+    struct stat st {};
+    if (::stat(partial.c_str(), &st) != 0) throw InputError(cannot_write + std::strerror(errno));
+    if (st.st_size != total)
+      throw InputError(cannot_write + "the file has " + std::to_string(st.st_size) + " of " + std::to_string(total) +
+                       " bytes (disk full?)");
+  });
+  // Decided together before the rename: a run interrupted on any rank does not publish its file.
+  if (const int signal = comm.max(interrupt_signal()); signal != 0)
+    throw InputError(std::string("interrupted by ") + signal_name(signal) + " while writing: --out " + path +
+                         " not written (an existing file there is unchanged)",
+                     /*collective=*/true);
+  collective_try(comm, [&] {
+    if (comm.is_root() && std::rename(partial.c_str(), path.c_str()) != 0)
+      throw InputError("--out " + path + ": cannot rename " + partial + " into place: " + std::strerror(errno));
+  });
+  cleanup.published = true;
 }
 
 int run(const Communicator& comm, int argc, char** argv) {
@@ -70,7 +122,9 @@ int run(const Communicator& comm, int argc, char** argv) {
   bool help = false;
   collective_try(comm, [&] {
     try {
-      po::store(po::command_line_parser(argc, argv).options(desc).style(kNoGuessing).run(), vm);
+      const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).style(kNoGuessing).run();
+      po::store(parsed, vm);
+      check_parsed_arguments(parsed, vm, "");
       po::notify(vm);
     } catch (const po::error& e) {
       throw InputError(std::string(e.what()) + " (graphrf-partition --help lists the options)");
@@ -103,7 +157,13 @@ int run(const Communicator& comm, int argc, char** argv) {
     return 0;
   }
   const Log log(comm, vm["quiet"].as<bool>());
+  if (!out.empty()) check_output_writable(comm, out);  // before any work: a directory or unwritable path fails now
+  const RunPhase phase("loading " + options.graph);
   const CanonicalGraph graph = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates);
+  if (parts > graph.dist.total())
+    throw InputError("--parts " + std::to_string(parts) + ": more parts than the graph's " +
+                         std::to_string(graph.dist.total()) + " nodes (some parts would be empty)",
+                     /*collective=*/true);
   Timer timer;
   const auto part = compute_partition(comm, graph, method, parts);
   const double seconds = comm.max(timer.seconds());

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
@@ -71,7 +72,10 @@ void add_graph_options(po::options_description& desc) {
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
       ("weight-column", po::value<int>()->default_value(0),
-       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)");
+       "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)")
+      ("memory-limit", po::value<std::string>(),
+       "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
+       "its ranks); inputs and runs that need more are refused before any work");
   desc.add(group);
 }
 
@@ -86,6 +90,7 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
   o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
   o.keep_self_loops = vm["keep-self-loops"].as<bool>();
   o.weight_column = vm["weight-column"].as<int>();
+  if (vm.count("memory-limit")) o.memory_limit = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
   return o;
 }
 
@@ -136,39 +141,6 @@ std::string effective_config(const std::string& command, const po::options_descr
 
 // Options whose values are paths: relative ones in an INI file resolve against the INI file's folder, so a
 // configuration works from whatever folder the job starts in.
-bool is_path_option(const std::string& name, const std::string& value) {
-  if (name == "graph") return value.rfind("grid:", 0) != 0 && value.rfind("random:", 0) != 0;
-  return name == "qkv" || name == "out" || (name == "partition" && value.rfind("file:", 0) == 0);
-}
-
-std::string resolve_against(const std::filesystem::path& folder, const std::string& name, const std::string& value) {
-  const bool file_prefix = name == "partition";
-  const std::string path = file_prefix ? value.substr(5) : value;
-  if (path.empty() || std::filesystem::path(path).is_absolute()) return value;
-  return (file_prefix ? "file:" : "") + (folder / path).lexically_normal().string();
-}
-
-// An INI file's options; [section] headers are refused with the file and line (options are not grouped).
-po::parsed_options parse_ini(const std::string& path, const po::options_description& desc) {
-  std::ifstream in(path);
-  if (!in) throw InputError("--config " + path + ": cannot open");
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const auto first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line[first] == '[')
-      throw InputError("--config " + path + " line " + std::to_string(number) + ": [section] headers are not supported; write " +
-                       "every option as `name = value` at the top level (names as on the command line, without --)");
-  }
-  in.clear();
-  in.seekg(0);
-  po::parsed_options parsed = po::parse_config_file(in, desc);
-  const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
-  for (auto& option : parsed.options)
-    if (option.value.size() == 1 && is_path_option(option.string_key, option.value[0]))
-      option.value[0] = resolve_against(folder, option.string_key, option.value[0]);
-  return parsed;
-}
-
 void print_usage(const Communicator& comm) {
   if (!comm.is_root()) return;
   std::cout << "graphrf " << kVersion << " (" << kGitSha << "): distributed graph random features\n\n"
@@ -217,10 +189,11 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     command->add_options(desc);
     desc.add(run);
     try {
-      po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).style(kNoGuessing).run(), vm);
-      if (vm.count("config")) {
-        po::store(parse_ini(vm["config"].as<std::string>(), desc), vm);
-      }
+      const po::parsed_options parsed =
+          po::command_line_parser(argc - 1, argv + 1).options(desc).style(kNoGuessing).run();
+      po::store(parsed, vm);
+      check_parsed_arguments(parsed, vm, "");
+      if (vm.count("config")) store_config_file(vm["config"].as<std::string>(), desc, vm);
       help = vm.count("help") > 0 || vm.count("version") > 0;
       if (!help) po::notify(vm);
     } catch (const po::error& e) {

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/core/run_phase.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/io/h5_output.hpp"
 
 namespace graphrf {
@@ -45,6 +47,7 @@ DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOp
   if (options.partition.rfind("file:", 0) == 0) check_input_readable(ctx.comm, "--partition file:", options.partition.substr(5));
   ctx.log.info("loading     " + options.graph + " (read or generate, then partition: " + options.partition + ")");
   const Timer timer;
+  const RunPhase phase("loading " + options.graph);
   DistributedGraph g = load_graph(ctx.comm, options);
   ctx.log.info("graph       " + graph_summary(g) + " (" + fmt(timer.seconds(), 2) + " s)");
   return g;

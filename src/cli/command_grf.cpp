@@ -3,6 +3,10 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/core/memory_size.hpp"
+#include "graphrf/core/run_phase.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
+#include "graphrf/walks/walk_memory.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/graph/graph_output.hpp"
@@ -77,6 +81,17 @@ int run_grf(const CommandContext& ctx) {
   check_reference_plan(g, reference, walk);
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 
+  {
+    // Refused before walking when the walks cannot fit (two-ensemble runs walk twice).
+    const int ensembles = estimator == GrfEstimator::two_ensembles ? 2 : 1;
+    const double need = comm.max(ensembles * estimate_walk_bytes(g, walk));
+    const std::uint64_t limit = memory_limit_per_rank(comm, graph_options.memory_limit);
+    log.info("memory      about " + format_bytes(need) + " per rank for the walks" +
+             (limit > 0 ? " (limit " + format_bytes(static_cast<double>(limit)) + " per rank)" : ""));
+    check_memory_fits(comm, need, limit, "walking (" + std::to_string(walk.walkers) + " walkers per node, p_halt " +
+                                              fmt(walk.p_halt) + ")");
+  }
+  const RunPhase walking("walking " + graph_options.graph);
   const GrfRun run = compute_grf(g, kernel, walk, estimator, log);
   const NnzSummary nnz = nnz_per_row(comm, run.phi[0]);
   report_grf(log, run, nnz, walk, g.n_global());

@@ -2,6 +2,9 @@
 
 #include <climits>
 #include <exception>
+#include <new>
+
+#include "graphrf/core/run_phase.hpp"
 
 namespace graphrf {
 
@@ -10,12 +13,16 @@ std::int64_t g_max_message_bytes = std::int64_t{1} << 30;  // 1 GiB per MPI call
 constexpr int kChunkTag = 7201;
 }  // namespace
 
-void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
+std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(code, text, &len);
-  throw MpiError(std::string(call) + " failed: " + std::string(text, static_cast<size_t>(len)));
+  return std::string(text, static_cast<size_t>(len));
+}
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  throw MpiError(std::string(call) + " failed: " + mpi_error_text(code));
 }
 
 Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
@@ -118,6 +125,9 @@ void collective_try(const Communicator& comm, const std::function<void()>& fn) {
     if (e.collective()) throw;  // already agreed on by every rank
     failed = true;
     message = e.what();
+  } catch (const std::bad_alloc&) {
+    failed = true;
+    message = out_of_memory_message();
   } catch (const std::exception& e) {
     failed = true;
     message = e.what();

@@ -54,6 +54,14 @@ DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOp
 // The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
 std::vector<std::string> split_list(const std::string& text, char sep);
 
+// Refuses what Boost would accept silently: stray positional words and a sign on unsigned options (-1 would
+// become 2^64 - 1). `where` prefixes the message (e.g. "FILE:LINE: " for INI lines, "" for the command line).
+void check_parsed_arguments(const po::parsed_options& parsed, const po::variables_map& vm, const std::string& where);
+
+// Stores the options of an INI file into vm (the command line, stored first, wins). Every error names
+// FILE:LINE: unknown options, lines that are not 'name = value', sections, repeated keys, invalid values.
+void store_config_file(const std::string& path, const po::options_description& desc, po::variables_map& vm);
+
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
 

@@ -7,6 +7,10 @@
 // agreed on by all ranks before anything is written, so every rank throws the same Error and the object cleans up
 // collectively. Errors reported by HDF5 itself are thrown as Hdf5Error on the ranks where they happened.
 //
+// A termination signal (SIGTERM, SIGINT, SIGHUP) received by any rank while the object is alive is recorded (see
+// graphrf/core/interrupt.hpp); commit() then removes the .partial file instead of renaming it, and every rank
+// throws the same collective InputError: an interrupted run never replaces a previous file at PATH.
+//
 // Destruction without commit() removes the .partial file:
 //  * on normal scope exit (every rank destroys the object): the file is closed collectively and rank 0 removes it;
 //  * while an exception is propagating, the other ranks may be blocked elsewhere (an error on one rank only is
@@ -20,6 +24,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "graphrf/core/interrupt.hpp"
+#include "graphrf/core/run_phase.hpp"
 #include "graphrf/mpi/communicator.hpp"
 #include "graphrf/io/h5_handle.hpp"
 
@@ -164,6 +170,9 @@ class H5Output {
                             std::vector<std::uint64_t> shape);
   void write_attribute(const std::string& object, const std::string& name, hid_t type, hid_t space, const void* buf);
 
+  // Collective after a write: when it failed on any rank, every rank abandons the file and throws the same
+  // InputError naming the output, the dataset and the cause.
+  void agree_write(const std::string& dataset, const std::string& local_error);
   template <class F>
   void guarded(const char* operation, const F& body);
   void require_open(const char* operation) const;
@@ -181,6 +190,8 @@ class H5Output {
   h5::File file_;
   State state_ = State::open;
   int uncaught_at_construction_ = 0;
+  OutputWindow interrupt_window_;  // SIGTERM/SIGINT while writing: recorded, and commit() does not publish
+  RunPhase phase_{"writing " + path_};  // names the output in an out-of-memory message
   H5D_mpio_actual_io_mode_t last_io_mode_ = H5D_MPIO_NO_COLLECTIVE;
   struct PendingText {
     std::string dataset;

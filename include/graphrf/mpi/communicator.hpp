@@ -19,6 +19,8 @@
 namespace graphrf {
 
 void check_mpi(int code, const char* call);
+// MPI_Error_string of an error code.
+std::string mpi_error_text(int code);
 
 template <class T>
 MPI_Datatype mpi_datatype() {
