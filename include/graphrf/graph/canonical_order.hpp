@@ -74,6 +74,21 @@ void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::strin
                     std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
                     std::span<const double> data);
 
+// Writes an N x N dense matrix (row-major, local rows, columns indexed by internal global index; small N only, as
+// every rank looks up all N columns) with rows and columns in canonical order.
+void write_node_dense_square(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
+                             std::span<const double> local);
+
+// Sparse rows whose entries carry a `column` member holding an internal global index: routed to this rank's
+// canonical block with `column` translated to the canonical index and each row sorted by `before` (a strict weak
+// order on entries, e.g. by column, then by length; ties keep their input order).
+template <class Entry, class Before>
+CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr,
+                                              std::vector<Entry> entries, Before before);
+
+// The global CSR indptr slice of this rank's block for H5Output::write_rows (the last rank adds the end).
+std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vector<std::int64_t>& block_indptr);
+
 // ---- templates ----
 
 template <class T>
@@ -141,6 +156,19 @@ CanonicalRaggedBlock<Entry> CanonicalOrder::route_ragged(std::span<const std::in
   for (std::size_t row = 0; row < rows; ++row)
     std::copy_n(got.begin() + source[row], block.indptr[row + 1] - block.indptr[row],
                 block.entries.begin() + block.indptr[row]);
+  return block;
+}
+
+template <class Entry, class Before>
+CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr,
+                                              std::vector<Entry> entries, Before before) {
+  std::vector<std::int64_t> columns(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) columns[k] = entries[k].column;
+  const std::vector<std::int64_t> canonical = order.to_canonical(columns);
+  for (std::size_t k = 0; k < entries.size(); ++k) entries[k].column = canonical[k];
+  CanonicalRaggedBlock<Entry> block = order.route_ragged<Entry>(local_indptr, entries);
+  for (std::size_t row = 0; row + 1 < block.indptr.size(); ++row)
+    std::stable_sort(block.entries.begin() + block.indptr[row], block.entries.begin() + block.indptr[row + 1], before);
   return block;
 }
 
