@@ -1,5 +1,6 @@
 #include "graphrf/attention/masked_attention.hpp"
 
+#include "graphrf/attention/row_product.hpp"
 #include "graphrf/mpi/reproducible_sum.hpp"
 
 #include <algorithm>
@@ -198,8 +199,9 @@ RowMatrix linear_attention(const DistributedGraph& g, const RowMatrix& phi_q, co
   const Eigen::MatrixXd sums = reducer.cross(phi_k, values_and_ones);  // [sum_j phi_k(j) v_j^T | sum_j phi_k(j)]
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
-  RowMatrix num = phi_q * sums.leftCols(dv);
-  const Eigen::VectorXd den = phi_q * sums.col(dv);
+  const Eigen::MatrixXd num_and_den = row_by_row_product(phi_q, sums.transpose());
+  RowMatrix num = num_and_den.leftCols(dv);
+  const Eigen::VectorXd den = num_and_den.col(dv);
   RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out;
