@@ -11,10 +11,24 @@ CanonicalOrder::CanonicalOrder(const DistributedGraph& g)
     : comm_(g.comm), graph_(&g), blocks_(BlockDistribution::uniform(g.n_global(), g.comm->size())) {}
 
 std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int64_t> globals) const {
+  // Owned indices are looked up here; the others are asked of their owners once per distinct index.
   const DistributedGraph& g = *graph_;
-  return request_reply<std::int64_t>(
-      *comm_, globals, [&](std::int64_t global) { return g.owner(global); },
+  std::vector<std::int64_t> out(globals.size()), remote;
+  for (std::size_t k = 0; k < globals.size(); ++k) {
+    if (g.owns(globals[k]))
+      out[k] = g.canonical_index[static_cast<std::size_t>(globals[k] - g.first())];
+    else
+      remote.push_back(globals[k]);
+  }
+  std::sort(remote.begin(), remote.end());
+  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  const std::vector<std::int64_t> answers = request_reply<std::int64_t>(
+      *comm_, std::span<const std::int64_t>(remote), [&](std::int64_t global) { return g.owner(global); },
       [&](std::int64_t global) { return g.canonical_index[static_cast<std::size_t>(global - g.first())]; });
+  for (std::size_t k = 0; k < globals.size(); ++k)
+    if (!g.owns(globals[k]))
+      out[k] = answers[static_cast<std::size_t>(std::lower_bound(remote.begin(), remote.end(), globals[k]) - remote.begin())];
+  return out;
 }
 
 void CanonicalOrder::plan(std::vector<std::int64_t>& row_counts, std::vector<std::int64_t>& order) const {

@@ -167,8 +167,18 @@ CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::
   const std::vector<std::int64_t> canonical = order.to_canonical(columns);
   for (std::size_t k = 0; k < entries.size(); ++k) entries[k].column = canonical[k];
   CanonicalRaggedBlock<Entry> block = order.route_ragged<Entry>(local_indptr, entries);
-  for (std::size_t row = 0; row + 1 < block.indptr.size(); ++row)
-    std::stable_sort(block.entries.begin() + block.indptr[row], block.entries.begin() + block.indptr[row + 1], before);
+  // Rows are mostly sorted already (a rank's internal indices follow canonical order): skip sorted rows, and sort
+  // short ones by insertion (stable, without the buffer std::stable_sort allocates per call).
+  for (std::size_t row = 0; row + 1 < block.indptr.size(); ++row) {
+    const auto begin = block.entries.begin() + block.indptr[row], end = block.entries.begin() + block.indptr[row + 1];
+    if (std::is_sorted(begin, end, before)) continue;
+    if (end - begin > 32) {
+      std::stable_sort(begin, end, before);
+      continue;
+    }
+    for (auto it = begin; it != end; ++it)
+      for (auto j = it; j != begin && before(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+  }
   return block;
 }
 
