@@ -8,9 +8,16 @@
 namespace graphrf {
 
 CanonicalOrder::CanonicalOrder(const DistributedGraph& g)
-    : comm_(g.comm), graph_(&g), blocks_(BlockDistribution::uniform(g.n_global(), g.comm->size())) {}
+    : comm_(g.comm), graph_(&g) {
+  bool in_order = true;
+  for (std::size_t i = 0; i < g.canonical_index.size(); ++i)
+    in_order = in_order && g.canonical_index[i] == g.first() + static_cast<std::int64_t>(i);
+  internal_is_canonical_ = comm_->min(in_order ? 1 : 0) == 1;
+  blocks_ = internal_is_canonical_ ? g.dist : BlockDistribution::uniform(g.n_global(), g.comm->size());
+}
 
 std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int64_t> globals) const {
+  if (internal_is_canonical_) return std::vector<std::int64_t>(globals.begin(), globals.end());
   // Owned indices are looked up here; the others are asked of their owners once per distinct index.
   const DistributedGraph& g = *graph_;
   std::vector<std::int64_t> out(globals.size()), remote;
