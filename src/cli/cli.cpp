@@ -13,6 +13,12 @@ namespace graphrf {
 int run_info(const CommandContext& ctx);
 void add_info_options(po::options_description& desc);
 int run_grf(const CommandContext& ctx);
+int run_pagerank(const CommandContext& ctx);
+void add_pagerank_options(po::options_description& desc);
+int run_couple(const CommandContext& ctx);
+void add_couple_options(po::options_description& desc);
+int run_bench_couplings(const CommandContext& ctx);
+void add_bench_couplings_options(po::options_description& desc);
 void add_grf_options(po::options_description& desc);
 int run_attention_command(const CommandContext& ctx);
 int run_wavelet(const CommandContext& ctx);
@@ -30,12 +36,18 @@ const std::vector<Command>& commands() {
       {"info", "load, clean and partition a graph; print its figures; optionally write it to HDF5", add_info_options,
        run_info},
       {"grf", "graph random features from distributed halting random walks", add_grf_options, run_grf},
+      {"pagerank", "PageRank from the end points of halting walks (any coupling; --directed graphs)",
+       add_pagerank_options, run_pagerank},
+      {"couple", "learn a sigma-coupling of walk lengths for a graph and target (writes --sigma files)",
+       add_couple_options, run_couple},
       {"attention", "GRF-masked linear attention across ranks (the default job)", add_attention_options,
        run_attention_command},
       {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
        add_wavelet_options, run_wavelet},
       {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
        add_bench_options, run_bench},
+      {"bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",
+       add_bench_couplings_options, run_bench_couplings},
       {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
        add_bench_attention_options, run_bench_attention},
       {"bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",

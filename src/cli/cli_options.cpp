@@ -1,5 +1,6 @@
 // Option groups shared by several commands: kernels and walks.
 #include <charconv>
+#include <sstream>
 
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/grf/dense_gather.hpp"
@@ -65,13 +66,41 @@ KernelSpec kernel_spec_from(const po::variables_map& vm) {
   return spec;
 }
 
+std::vector<std::string> split_list(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void add_coupling_options(po::options_description& desc) {
+  desc.add_options()
+      ("coupling", po::value<std::string>()->default_value("iid"),
+       "iid | antithetic | sigma | repelling | antithetic+repelling | sigma+repelling. antithetic: pairs k, "
+       "k + n/2 share termination; sigma: pair lengths from matched quantiles (--sigma); repelling: the walkers "
+       "of a node move as a pack and spread over neighbours")
+      ("sigma", po::value<std::string>(), "sigma coupling: permutation file (1-based values, e.g. from graphrf couple)");
+}
+
+void read_coupling_options(const po::variables_map& vm, WalkOptions& o) {
+  o.coupling = parse_coupling(vm["coupling"].as<std::string>());
+  if (!vm.count("sigma")) return;
+  if (termination_of(o.coupling) != Termination::sigma)
+    throw InputError("--sigma: only used with --coupling sigma or sigma+repelling (got --coupling " +
+                     std::string(coupling_name(o.coupling)) + ")");
+  o.sigma = read_sigma_file(vm["sigma"].as<std::string>());
+}
+
 void add_walk_options(po::options_description& desc) {
   desc.add_options()
       ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
       ("p-halt", po::value<double>()->default_value(0.5), "halting probability before every hop")
       ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)")
-      ("coupling", po::value<std::string>()->default_value("iid"), "iid | antithetic (pairs k, k + n/2 share termination)")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
+  add_coupling_options(desc);
+  desc.add_options()
       ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
       ("weights", po::value<std::string>()->default_value("normalized"), "W = D^-1/2 A D^-1/2 (normalized) or scale * A (raw)")
       ("scale", po::value<double>()->default_value(1.0), "c in W = c * A when --weights raw");
@@ -83,7 +112,7 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   o.p_halt = vm["p-halt"].as<double>();
   o.max_length = vm["max-length"].as<std::int64_t>();
   o.seed = vm["seed"].as<std::uint64_t>();
-  o.coupling = parse_coupling(vm["coupling"].as<std::string>());
+  read_coupling_options(vm, o);
   o.step = parse_step_rule(vm["step"].as<std::string>());
   o.weights = parse_weight_mode(vm["weights"].as<std::string>());
   o.scale = vm["scale"].as<double>();

@@ -19,19 +19,14 @@ void add_bench_options(po::options_description& desc) {
       ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
       ("max-length", po::value<std::int64_t>()->default_value(100000), "walk length cap")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed")
+      ("couplings", po::value<std::string>()->default_value("iid"),
+       "walk couplings to time, comma-separated (iid, antithetic, sigma, repelling, antithetic+repelling, "
+       "sigma+repelling; pair couplings skip odd walker counts)")
+      ("sigma-permutation", po::value<std::string>()->default_value("2 4 3 5 1"), "the permutation sigma couplings use")
       ("no-baselines", po::bool_switch(), "skip the single-thread loops");
 }
 
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 struct Baselines {
   double one_at_a_time = 0, interleaved = 0;  // hops per second
@@ -70,10 +65,14 @@ int run_bench(const CommandContext& ctx) {
   std::vector<std::string> graphs;
   std::vector<std::int64_t> walker_counts;
   std::vector<double> p_values;
+  std::vector<Coupling> couplings;
+  std::vector<int> sigma;
   collective_try(comm, [&] {
-    graphs = split(vm["graphs"].as<std::string>(), ';');
-    for (const auto& w : split(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(w));
-    for (const auto& p : split(vm["p-halt-list"].as<std::string>(), ',')) p_values.push_back(std::stod(p));
+    for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
+    sigma = parse_sigma(vm["sigma-permutation"].as<std::string>(), "--sigma-permutation");
+    graphs = split_list(vm["graphs"].as<std::string>(), ';');
+    for (const auto& w : split_list(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(w));
+    for (const auto& p : split_list(vm["p-halt-list"].as<std::string>(), ',')) p_values.push_back(std::stod(p));
     for (const auto& g : graphs)
       if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
   });
@@ -90,41 +89,50 @@ int run_bench(const CommandContext& ctx) {
                " partition_seconds=" + fmt(g.report.partition_seconds, 3) + " total_seconds=" + fmt(comm.max(load_timer.seconds()), 3));
     for (const auto n : walker_counts)
       for (const double ph : p_values) {
-        WalkOptions walk;
-        walk.walkers = n;
-        walk.p_halt = ph;
-        walk.max_length = vm["max-length"].as<std::int64_t>();
-        walk.seed = vm["seed"].as<std::uint64_t>();
         Baselines base;
-        if (!vm["no-baselines"].as<bool>()) base = run_baselines(comm, spec, n, ph, walk.seed);
-        // Walk phase alone.
-        WalkLimits walk_only;
-        walk_only.record_deposits = false;
-        const WalkResult walks = run_walks(g, walk, log, walk_only);
-        const auto& s = walks.stats;
-        const double walk_rate = static_cast<double>(s.hops) / s.walk_seconds;
-        const double bytes_per_hop = static_cast<double>(comm.sum(s.bytes_sent)) / static_cast<double>(std::max<std::int64_t>(1, s.hops));
-        // The whole GRF construction: walks, deposits to start owners, length-resolved assembly, Phi.
-        KernelSpec kernel;
-        Timer grf_timer;
-        const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
-        const double grf_seconds = comm.max(grf_timer.seconds());
-        const double grf_rate = static_cast<double>(run.walks[0].hops) / grf_seconds;
-        const double mem = peak_memory_mib();
-        std::ostringstream line;
-        line << "bench=walks graph=" << spec << " ranks=" << p << " walkers=" << n << " p_halt=" << ph << " hops=" << s.hops
-             << " walk_seconds=" << fmt(s.walk_seconds, 3) << " walk_hops_per_s=" << fmt(walk_rate / 1e6, 2) << "M"
-             << " walk_hops_per_s_per_rank=" << fmt(walk_rate / p / 1e6, 2) << "M"
-             << " cross_rank_share=" << fmt(static_cast<double>(s.cross_rank_hops) / static_cast<double>(s.hops), 3)
-             << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
-             << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
-             << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
-             << " peak_mib_max=" << fmt(comm.max(mem), 0);
-        if (base.interleaved > 0)
-          line << " baseline_single=" << fmt(base.one_at_a_time / 1e6, 2) << "M baseline_interleaved="
-               << fmt(base.interleaved / 1e6, 2) << "M walk_vs_interleaved=" << fmt(walk_rate / base.interleaved, 2)
-               << " grf_vs_interleaved=" << fmt(grf_rate / base.interleaved, 2);
-        log.result(line.str());
+        if (!vm["no-baselines"].as<bool>()) base = run_baselines(comm, spec, n, ph, vm["seed"].as<std::uint64_t>());
+        double iid_rate = 0;
+        for (const Coupling coupling : couplings) {
+          WalkOptions walk;
+          walk.coupling = coupling;
+          if (termination_of(coupling) == Termination::sigma) walk.sigma = sigma;
+          if (termination_of(coupling) != Termination::iid && n % 2 != 0) continue;
+          walk.walkers = n;
+          walk.p_halt = ph;
+          walk.max_length = vm["max-length"].as<std::int64_t>();
+          walk.seed = vm["seed"].as<std::uint64_t>();
+          // Walk phase alone.
+          WalkLimits walk_only;
+          walk_only.record_deposits = false;
+          const WalkResult walks = run_walks(g, walk, log, walk_only);
+          const auto& s = walks.stats;
+          const double walk_rate = static_cast<double>(s.hops) / s.walk_seconds;
+          if (coupling == Coupling::iid) iid_rate = walk_rate;
+          const double bytes_per_hop = static_cast<double>(comm.sum(s.bytes_sent)) / static_cast<double>(std::max<std::int64_t>(1, s.hops));
+          // The whole GRF construction: walks, deposits to start owners, length-resolved assembly, Phi.
+          KernelSpec kernel;
+          Timer grf_timer;
+          const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
+          const double grf_seconds = comm.max(grf_timer.seconds());
+          const double grf_rate = static_cast<double>(run.walks[0].hops) / grf_seconds;
+          const double mem = peak_memory_mib();
+          std::ostringstream line;
+          line << "bench=walks graph=" << spec << " ranks=" << p << " walkers=" << n << " p_halt=" << ph
+               << " coupling=" << coupling_name(coupling) << " hops=" << s.hops
+               << " walk_seconds=" << fmt(s.walk_seconds, 3) << " walk_hops_per_s=" << fmt(walk_rate / 1e6, 2) << "M"
+               << " walk_hops_per_s_per_rank=" << fmt(walk_rate / p / 1e6, 2) << "M"
+               << " cross_rank_share=" << fmt(static_cast<double>(s.cross_rank_hops) / static_cast<double>(s.hops), 3)
+               << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
+               << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
+               << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
+               << " peak_mib_max=" << fmt(comm.max(mem), 0);
+          if (base.interleaved > 0)
+            line << " baseline_single=" << fmt(base.one_at_a_time / 1e6, 2) << "M baseline_interleaved="
+                 << fmt(base.interleaved / 1e6, 2) << "M walk_vs_interleaved=" << fmt(walk_rate / base.interleaved, 2)
+                 << " grf_vs_interleaved=" << fmt(grf_rate / base.interleaved, 2);
+          if (iid_rate > 0 && coupling != Coupling::iid) line << " walk_vs_iid=" << fmt(walk_rate / iid_rate, 2);
+          log.result(line.str());
+        }
       }
   }
   return 0;

@@ -138,7 +138,7 @@ std::string graph_summary(const DistributedGraph& g) {
 
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
   validate_partition_spec(options.partition);
-  CanonicalGraph canonical = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates);
+  CanonicalGraph canonical = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates, options.directed);
   Timer timer;
   const auto part = compute_partition(comm, canonical, options.partition, comm.size());
   const double partition_seconds = comm.max(timer.seconds());

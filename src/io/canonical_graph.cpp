@@ -58,11 +58,13 @@ struct DirectedRecord {
 
 }  // namespace
 
-CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input, DuplicatePolicy duplicates) {
+CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input, DuplicatePolicy duplicates,
+                                        bool directed) {
   Timer timer;
   CanonicalGraph g;
   g.report = std::move(input.report);
   g.report.duplicate_policy = duplicate_policy_name(duplicates);
+  g.report.directed = directed;
   const int rank = comm.rank();
 
   // 1. Canonical numbering of the arc endpoints.
@@ -107,21 +109,22 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
     if (n == 0) throw InputError(g.report.source + ": empty graph (no nodes)");
   });
 
-  // 2. Route both directions of every arc to the owner of its source.
+  // 2. Route both directions of every arc (directed: the arc as given) to the owner of its source.
+  const bool mirror = !directed;
   std::vector<DirectedRecord> records;
   {
     const auto p = static_cast<size_t>(comm.size());
     Counts counts(p, 0);
     for (const auto& a : input.arcs) {
       ++counts[static_cast<size_t>(g.dist.owner(a.u))];
-      if (a.u != a.v) ++counts[static_cast<size_t>(g.dist.owner(a.v))];
+      if (mirror && a.u != a.v) ++counts[static_cast<size_t>(g.dist.owner(a.v))];
     }
     std::vector<std::int64_t> pos(p + 1, 0);
     for (size_t r = 0; r < p; ++r) pos[r + 1] = pos[r] + counts[r];
     std::vector<DirectedRecord> send(static_cast<size_t>(pos[p]));
     for (const auto& a : input.arcs) {
       send[static_cast<size_t>(pos[static_cast<size_t>(g.dist.owner(a.u))]++)] = {a.u, a.v, a.w, 0};
-      if (a.u != a.v) send[static_cast<size_t>(pos[static_cast<size_t>(g.dist.owner(a.v))]++)] = {a.v, a.u, a.w, 1};
+      if (mirror && a.u != a.v) send[static_cast<size_t>(pos[static_cast<size_t>(g.dist.owner(a.v))]++)] = {a.v, a.u, a.w, 1};
     }
     std::vector<Arc>().swap(input.arcs);
     records = comm.alltoallv(send, counts);
@@ -166,7 +169,7 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
       ++reciprocal;
       if (w_dir[0] != w_dir[1]) ++conflicts;
     }
-    if (src < dst) ++edges_here;
+    if (src < dst || (directed && src != dst)) ++edges_here;
     if (src == dst) {
       ++edges_here;
       ++kept_loops;

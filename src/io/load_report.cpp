@@ -15,7 +15,7 @@ std::vector<std::string> LoadReport::adjustments(std::int64_t edges) const {
                        ? " (" + std::to_string(reciprocal_weight_conflicts) + " with different weights: kept the larger)"
                        : ""));
   const std::int64_t listed = arcs_read - self_loops_dropped;
-  if (listed != edges) out.push_back("symmetrised " + std::to_string(listed) + " arcs into " + std::to_string(edges) + " edges");
+  if (listed != edges && !directed) out.push_back("symmetrised " + std::to_string(listed) + " arcs into " + std::to_string(edges) + " edges");
   return out;
 }
 

@@ -72,10 +72,16 @@ class WalkSimulation {
     deposit_out_.resize(static_cast<size_t>(p_));
     deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
-    total_walkers_ = g.n_global() * o.walkers;
+    std::int64_t starts_here = 0;
+    for (std::int64_t i = 0; i < g.n_local(); ++i) starts_here += is_start(i);
+    total_walkers_ = g.comm->sum(starts_here) * o.walkers;
+    record_visits_ = limits.record_deposits && !limits.deposit_endpoints;
+    repelling_ = is_repelling(o.coupling);
+    if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
+    if (o.teleport_dangling) build_teleport_table();
     // A walk stores (1 - p)/p visits on average (its hops), most of them at home: reserve once, no regrowth.
-    const double expected = static_cast<double>(g.n_local() * o.walkers) * (1.0 - o.p_halt) / o.p_halt * 1.05;
-    if (limits.record_deposits) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
+    const double expected = static_cast<double>(starts_here * o.walkers) * (1.0 - o.p_halt) / o.p_halt * 1.05;
+    if (record_visits_) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 
   WalkResult run() {
@@ -83,7 +89,7 @@ class WalkSimulation {
     last_progress_ = -1e300;
     while (!all_finished_) {
       receive_available();
-      const bool worked = work();
+      const bool worked = repelling_ ? work_groups() : work();
       if (!worked) flush_walker_batches();
       reclaim_sends(false);
       advance_termination(!worked, timer.seconds());
@@ -91,6 +97,7 @@ class WalkSimulation {
     finish_deposit_traffic();
     WalkResult result;
     result.deposits = std::move(deposits_);
+    result.endpoint_counts = std::move(endpoint_counts_);
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
     return result;
@@ -130,7 +137,7 @@ class WalkSimulation {
     if (!queue_.empty()) {
       lane.w = queue_.back();
       queue_.pop_back();
-    } else if (next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight) {
+    } else if (advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
                       static_cast<std::int32_t>(next_walker_), 0, 1.0};
       if (++next_walker_ == o_.walkers) {
@@ -148,7 +155,58 @@ class WalkSimulation {
     return true;
   }
 
-  std::int64_t in_flight() const { return static_cast<std::int64_t>(queue_.size()) + buffered_walkers_; }
+  std::int64_t in_flight() const {
+    return static_cast<std::int64_t>(queue_.size() + group_walkers_.size() - group_heads_done()) + buffered_walkers_;
+  }
+
+  size_t group_heads_done() const {  // walkers of processed groups still stored at the front of the queue
+    return next_group_ < group_heads_.size() ? group_heads_[next_group_] : group_walkers_.size();
+  }
+
+  bool is_start(std::int64_t local) const {
+    return o_.start_every == 1 || g_.canonical_index[static_cast<size_t>(local)] % o_.start_every == 0;
+  }
+
+  // Moves the generation cursor to the next node where walkers start; false when there is none left.
+  bool advance_to_start_node() {
+    while (next_node_ < g_.n_local() && !is_start(next_node_)) ++next_node_;
+    return next_node_ < g_.n_local();
+  }
+
+  // Teleports pick a node by canonical index (the same on every rank count and partition).
+  void build_teleport_table() {
+    const Communicator& c = *g_.comm;
+    std::vector<std::int64_t> pairs;
+    for (std::int64_t i = 0; i < g_.n_local(); ++i) {
+      pairs.push_back(g_.canonical_index[static_cast<size_t>(i)]);
+      pairs.push_back(first_ + i);
+    }
+    Counts counts(static_cast<size_t>(p_), static_cast<std::int64_t>(pairs.size()));
+    std::vector<std::int64_t> send;
+    for (int r = 0; r < p_; ++r) send.insert(send.end(), pairs.begin(), pairs.end());
+    const auto all = c.alltoallv(send, counts);
+    global_of_canonical_.assign(static_cast<size_t>(g_.n_global()), 0);
+    for (size_t k = 0; k + 1 < all.size(); k += 2) global_of_canonical_[static_cast<size_t>(all[k])] = all[k + 1];
+  }
+
+  std::int64_t teleport_target(std::uint64_t bits) const {
+    return global_of_canonical_[uniform_below(bits, global_of_canonical_.size())];
+  }
+
+  // After a walker's node changed: count the hop; a walker now on another rank's node leaves.
+  void hop(Lane& lane) {
+    Walker& w = lane.w;
+    ++w.step;
+    ++hops_;
+    if (w.at < first_ || w.at >= last_) {
+      ++cross_hops_;
+      flush_visits(lane);
+      send_walker(w);
+      lane.live = false;
+      return;
+    }
+    __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+  }
 
   void advance(Lane& lane) {
     Walker& w = lane.w;
@@ -156,22 +214,12 @@ class WalkSimulation {
       const HopArc& a = arcs_[static_cast<size_t>(lane.arc)];
       w.load *= a.factor;
       w.at = a.target;
-      ++w.step;
-      ++hops_;
       lane.arc = -1;
-      if (w.at < first_ || w.at >= last_) {
-        ++cross_hops_;
-        flush_visits(lane);
-        send_walker(w);
-        lane.live = false;
-        return;
-      }
-      __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
-      return;
+      return hop(lane);
     }
     const auto v = static_cast<size_t>(w.at - first_);
     // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
-    if (limits_.record_deposits && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
+    if (record_visits_ && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
     if (w.step == o_.max_length) {
       ++truncated_;
       return finish(lane);
@@ -180,8 +228,13 @@ class WalkSimulation {
     if (draw.halt) return finish(lane);
     const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
     if (deg == 0) {
-      ++dead_ends_;
-      return finish(lane);
+      if (!o_.teleport_dangling) {
+        ++dead_ends_;
+        return finish(lane);
+      }
+      w.at = teleport_target(draw.choice);
+      ++teleports_;
+      return hop(lane);
     }
     const std::int64_t pick = o_.step == StepRule::uniform
                                   ? static_cast<std::int64_t>(uniform_below(draw.choice, static_cast<std::uint64_t>(deg)))
@@ -191,30 +244,195 @@ class WalkSimulation {
   }
 
   void finish(Lane& lane) {
-    ++finished_;
-    ++histogram_[static_cast<size_t>(lane.w.step)];
+    end_walk(lane.w);
+    if (limits_.deposit_endpoints) lane.visits.push_back({lane.w.at, 1.0, 0, lane.w.step});
     lane.live = false;
     flush_visits(lane);
+  }
+
+  void end_walk(const Walker& w) {
+    ++finished_;
+    ++histogram_[static_cast<size_t>(w.step)];
+    if (limits_.count_endpoints) ++endpoint_counts_[static_cast<size_t>(w.at - first_)];
   }
 
   // A walker's visits on this rank go out as one contiguous run, so the owner of its start node receives
   // deposits grouped by walk (assembly then gathers runs, not single deposits).
   void flush_visits(Lane& lane) {
-    if (lane.visits.empty()) return;
-    const Walker& w = lane.w;
-    if (w.start >= first_ && w.start < last_) {
-      const auto row = static_cast<std::uint32_t>(w.start - first_);
-      for (auto& d : lane.visits) d.row = row;
-      deposits_.insert(deposits_.end(), lane.visits.begin(), lane.visits.end());
+    deposit_run(lane.w.start, lane.visits.data(), lane.visits.size());
+    lane.visits.clear();
+  }
+
+  void deposit_run(std::int64_t start, Deposit* visits, size_t count) {
+    if (count == 0) return;
+    if (start >= first_ && start < last_) {
+      const auto row = static_cast<std::uint32_t>(start - first_);
+      for (size_t k = 0; k < count; ++k) visits[k].row = row;
+      deposits_.insert(deposits_.end(), visits, visits + count);
     } else {
-      const int dest = g_.owner(w.start);
-      const auto row = static_cast<std::uint32_t>(w.start - g_.dist.first(dest));
-      for (auto& d : lane.visits) d.row = row;
+      const int dest = g_.owner(start);
+      const auto row = static_cast<std::uint32_t>(start - g_.dist.first(dest));
+      for (size_t k = 0; k < count; ++k) visits[k].row = row;
       auto& out = deposit_out_[static_cast<size_t>(dest)];
-      out.insert(out.end(), lane.visits.begin(), lane.visits.end());
+      out.insert(out.end(), visits, visits + count);
       if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
     }
-    lane.visits.clear();
+  }
+
+  // ---- Repelling couplings: walkers move in groups (see walk_engine.hpp) ----
+
+  // Groups wait in a FIFO queue; new packs join while fewer than kGroupLookahead groups wait, so the rows of
+  // groups a few places ahead can be prefetched (their node's row, then its arcs) while this one is
+  // processed: the memory-level parallelism that lanes give single walkers.
+  static constexpr size_t kGroupLookahead = 32;
+
+  size_t pending_groups() const { return group_sizes_.size() - next_group_; }
+
+  bool work_groups() {
+    bool any = false;
+    for (int k = 0; k < 256; ++k) {
+      while (pending_groups() < kGroupLookahead && start_group()) {
+      }
+      if (pending_groups() == 0) break;
+      prefetch_group(next_group_ + kGroupLookahead / 2, false);
+      prefetch_group(next_group_ + kGroupLookahead / 4, true);
+      advance_group();
+      any = true;
+    }
+    return any;
+  }
+
+  void prefetch_group(size_t g, bool arcs) const {
+    if (g >= group_sizes_.size()) return;
+    const auto v = static_cast<size_t>(group_walkers_[group_heads_[g]].at - first_);
+    if (arcs) __builtin_prefetch(&arcs_[static_cast<size_t>(row_ptr_[v])]);
+    else __builtin_prefetch(&row_ptr_[v]);
+  }
+
+  void push_group(const Walker* walkers, size_t count) {
+    group_heads_.push_back(group_walkers_.size());
+    group_sizes_.push_back(static_cast<std::int64_t>(count));
+    group_walkers_.insert(group_walkers_.end(), walkers, walkers + count);
+  }
+
+  // All n walkers of the next start node, as one group.
+  bool start_group() {
+    if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight) return false;
+    const std::int64_t id = g_.original_id[static_cast<size_t>(next_node_)], start = first_ + next_node_;
+    group_heads_.push_back(group_walkers_.size());
+    group_sizes_.push_back(o_.walkers);
+    for (std::int64_t k = 0; k < o_.walkers; ++k)
+      group_walkers_.push_back(Walker{id, start, start, static_cast<std::int32_t>(k), 0, 1.0});
+    started_ += o_.walkers;
+    ++next_node_;
+    return true;
+  }
+
+  // One step of the group at the front of the queue (walkers in ascending walker order, all at one owned node).
+  void advance_group() {
+    const auto size = static_cast<size_t>(group_sizes_[next_group_]);
+    const auto first = group_walkers_.begin() + static_cast<std::ptrdiff_t>(group_heads_[next_group_]);
+    group_.assign(first, first + static_cast<std::ptrdiff_t>(size));
+    ++next_group_;
+    compact_group_queue();
+    const Walker head = group_.front();
+    if (record_visits_ && head.step > 0)
+      for (const Walker& w : group_) deposit_one(w, {w.at, w.load, 0, w.step});
+    if (head.step == o_.max_length) {
+      truncated_ += static_cast<std::int64_t>(size);
+      for (const Walker& w : group_) end_group_walker(w);
+      return;
+    }
+    movers_.clear();
+    choices_.clear();
+    for (const Walker& w : group_) {
+      const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step);
+      if (draw.halt) {
+        end_group_walker(w);
+      } else {
+        movers_.push_back(w);
+        choices_.push_back(draw.choice);
+      }
+    }
+    const auto c = movers_.size();
+    if (c == 0) return;
+    const auto v = static_cast<size_t>(head.at - first_);
+    const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
+    if (deg == 0 && !o_.teleport_dangling) {
+      dead_ends_ += static_cast<std::int64_t>(c);
+      for (const Walker& w : movers_) end_group_walker(w);
+      return;
+    }
+    if (deg == 0) {  // teleports are independent uniform jumps
+      for (size_t k = 0; k < c; ++k) movers_[k].at = teleport_target(choices_[k]);
+      teleports_ += static_cast<std::int64_t>(c);
+    } else {
+      offsets_.resize(c);
+      repelling_offsets(o_, head.start_id, head.walker, head.step, static_cast<std::int64_t>(c), deg, offsets_.data());
+      for (size_t k = 0; k < c; ++k) {
+        const HopArc& a = arcs_[static_cast<size_t>(begin + offsets_[k])];
+        movers_[k].load *= a.factor;
+        movers_[k].at = a.target;
+      }
+    }
+    for (Walker& w : movers_) ++w.step;
+    hops_ += static_cast<std::int64_t>(c);
+    // Child groups: one per destination node, walkers kept in ascending order (a stable insertion sort:
+    // groups are small and mostly already split into distinct nodes).
+    for (size_t k = 1; k < c; ++k)
+      for (size_t j = k; j > 0 && movers_[j - 1].at > movers_[j].at; --j) std::swap(movers_[j - 1], movers_[j]);
+    for (size_t b = 0; b < c;) {
+      size_t e = b + 1;
+      while (e < c && movers_[e].at == movers_[b].at) ++e;
+      if (movers_[b].at >= first_ && movers_[b].at < last_) {
+        push_group(movers_.data() + b, e - b);
+      } else {
+        cross_hops_ += static_cast<std::int64_t>(e - b);
+        send_group(movers_.data() + b, e - b);
+      }
+      b = e;
+    }
+  }
+
+  // Drops processed groups from the front of the queue once they are the larger part of it.
+  void compact_group_queue() {
+    if (next_group_ < 4096 || next_group_ * 2 < group_sizes_.size()) return;
+    const size_t drop = group_heads_done();
+    group_walkers_.erase(group_walkers_.begin(), group_walkers_.begin() + static_cast<std::ptrdiff_t>(drop));
+    group_heads_.erase(group_heads_.begin(), group_heads_.begin() + static_cast<std::ptrdiff_t>(next_group_));
+    group_sizes_.erase(group_sizes_.begin(), group_sizes_.begin() + static_cast<std::ptrdiff_t>(next_group_));
+    for (auto& h : group_heads_) h -= drop;
+    next_group_ = 0;
+  }
+
+  void end_group_walker(const Walker& w) {
+    end_walk(w);
+    if (limits_.deposit_endpoints) deposit_one(w, {w.at, 1.0, 0, w.step});
+  }
+
+  void deposit_one(const Walker& w, Deposit d) { deposit_run(w.start, &d, 1); }
+
+  // A group leaves as a header record (walker = -size) followed by its walkers, never split across batches.
+  void send_group(const Walker* walkers, size_t count) {
+    const int dest = g_.owner(walkers[0].at);
+    auto& out = walker_out_[static_cast<size_t>(dest)];
+    Walker header{};
+    header.walker = -static_cast<std::int32_t>(count);
+    out.push_back(header);
+    out.insert(out.end(), walkers, walkers + count);
+    buffered_walkers_ += static_cast<std::int64_t>(count) + 1;
+    if (static_cast<std::int64_t>(out.size()) >= limits_.walker_batch) send_walkers(dest);
+  }
+
+  void receive_groups(const MPI_Status& status, int bytes) {
+    inbox_.resize(static_cast<size_t>(bytes) / sizeof(Walker));
+    check_mpi(MPI_Recv(inbox_.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(), MPI_STATUS_IGNORE),
+              "MPI_Recv");
+    for (size_t k = 0; k < inbox_.size();) {
+      const auto count = static_cast<size_t>(-inbox_[k].walker);
+      push_group(inbox_.data() + k + 1, count);
+      k += 1 + count;
+    }
   }
 
   void send_walker(const Walker& w) {
@@ -283,7 +501,9 @@ class WalkSimulation {
   void receive(const MPI_Status& status) {
     int bytes = 0;
     check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
-    if (status.MPI_TAG == kWalkerTag) {
+    if (status.MPI_TAG == kWalkerTag && repelling_) {
+      receive_groups(status, bytes);
+    } else if (status.MPI_TAG == kWalkerTag) {
       const size_t old = queue_.size();
       queue_.resize(old + static_cast<size_t>(bytes) / sizeof(Walker));
       check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
@@ -359,6 +579,7 @@ class WalkSimulation {
     s.walkers = c.sum(started_);
     s.hops = c.sum(hops_);
     s.dead_ends = c.sum(dead_ends_);
+    s.teleports = c.sum(teleports_);
     s.truncated = c.sum(truncated_);
     s.cross_rank_hops = c.sum(cross_hops_);
     s.length_histogram = c.allreduce(histogram_, MPI_SUM);
@@ -400,9 +621,18 @@ class WalkSimulation {
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<Deposit> deposits_;
+  bool record_visits_ = true, repelling_ = false;
+  std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
+  // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
+  // processed from next_group_; scratch for one step and for receiving.
+  std::vector<Walker> group_walkers_, group_, movers_, inbox_;
+  std::vector<size_t> group_heads_;
+  std::vector<std::int64_t> group_sizes_, offsets_;
+  size_t next_group_ = 0;
+  std::vector<std::uint64_t> choices_;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
-               truncated_ = 0;
+               truncated_ = 0, teleports_ = 0;
   std::vector<std::int64_t> histogram_;
   std::int64_t messages_ = 0, bytes_ = 0;
   std::vector<std::int64_t> deposit_messages_to_;

@@ -1,15 +1,84 @@
 #include "graphrf/walks/walk_options.hpp"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "graphrf/core/error.hpp"
 
 namespace graphrf {
 
+namespace {
+constexpr Coupling kCouplings[] = {Coupling::iid,       Coupling::antithetic,           Coupling::sigma,
+                                   Coupling::repelling, Coupling::antithetic_repelling, Coupling::sigma_repelling};
+}  // namespace
+
+const char* coupling_name(Coupling c) {
+  switch (c) {
+    case Coupling::iid: return "iid";
+    case Coupling::antithetic: return "antithetic";
+    case Coupling::sigma: return "sigma";
+    case Coupling::repelling: return "repelling";
+    case Coupling::antithetic_repelling: return "antithetic+repelling";
+    case Coupling::sigma_repelling: return "sigma+repelling";
+  }
+  return "?";
+}
+
 Coupling parse_coupling(std::string_view s) {
-  if (s == "iid") return Coupling::iid;
-  if (s == "antithetic") return Coupling::antithetic;
-  throw InputError("--coupling: unknown coupling '" + std::string(s) + "' (expected iid or antithetic)");
+  for (Coupling c : kCouplings)
+    if (s == coupling_name(c)) return c;
+  throw InputError("--coupling: unknown coupling '" + std::string(s) +
+                   "' (expected iid, antithetic, sigma, repelling, antithetic+repelling or sigma+repelling)");
+}
+
+std::vector<int> parse_sigma(const std::string& text, const std::string& source) {
+  std::vector<std::int64_t> values;
+  std::vector<int> value_line;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+      std::size_t used = 0;
+      std::int64_t v = 0;
+      try {
+        v = std::stoll(word, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != word.size())
+        throw InputError(source + ":" + std::to_string(number) + ": expected a positive integer, got '" + word + "'");
+      values.push_back(v);
+      value_line.push_back(number);
+    }
+  }
+  if (values.empty()) throw InputError(source + ": no permutation (expected whitespace-separated values 1..m)");
+  const auto m = static_cast<std::int64_t>(values.size());
+  std::vector<int> sigma(values.size());
+  std::vector<bool> seen(values.size(), false);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const std::int64_t v = values[k];
+    const std::string where = source + ":" + std::to_string(value_line[k]);
+    if (v < 1 || v > m)
+      throw InputError(where + ": value " + std::to_string(v) + " outside 1.." + std::to_string(m) +
+                       " (a permutation of " + std::to_string(m) + " values, 1-based)");
+    if (seen[static_cast<std::size_t>(v - 1)])
+      throw InputError(where + ": value " + std::to_string(v) + " appears twice (not a permutation)");
+    seen[static_cast<std::size_t>(v - 1)] = true;
+    sigma[k] = static_cast<int>(v - 1);
+  }
+  return sigma;
+}
+
+std::vector<int> read_sigma_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--sigma: cannot open '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_sigma(text.str(), path);
 }
 
 StepRule parse_step_rule(std::string_view s) {
@@ -30,9 +99,18 @@ void validate(const WalkOptions& o) {
   if (o.walkers < 1) throw InputError("--walkers: must be >= 1 (got " + std::to_string(o.walkers) + ")");
   if (o.walkers > 1000000)
     throw InputError("--walkers: at most 1000000 walkers per node (got " + std::to_string(o.walkers) + ")");
-  if (o.coupling == Coupling::antithetic && o.walkers % 2 != 0)
-    throw InputError("--walkers: antithetic coupling pairs walkers k and k + n/2, so n must be even (got " +
-                     std::to_string(o.walkers) + ")");
+  if (termination_of(o.coupling) != Termination::iid && o.walkers % 2 != 0)
+    throw InputError(std::string("--walkers: ") + coupling_name(o.coupling) +
+                     " coupling pairs walkers k and k + n/2, so n must be even (got " + std::to_string(o.walkers) + ")");
+  if (termination_of(o.coupling) == Termination::sigma && o.sigma.empty())
+    throw InputError(std::string("--coupling ") + coupling_name(o.coupling) +
+                     ": needs a permutation, --sigma FILE (learn one with graphrf couple)");
+  if (is_repelling(o.coupling) && o.step != StepRule::uniform)
+    throw InputError(std::string("--coupling ") + coupling_name(o.coupling) +
+                     ": repelling walks spread walkers over neighbours uniformly; use --step uniform");
+  if (o.quantile >= 0 && o.quantile >= o.quantile_order)
+    throw Error("walk options: quantile " + std::to_string(o.quantile) + " of " + std::to_string(o.quantile_order));
+  if (o.start_every < 1) throw Error("walk options: start_every must be >= 1");
   if (o.max_length < 0) throw InputError("--max-length: must be >= 0 (got " + std::to_string(o.max_length) + ")");
   if (o.max_length > 100000) throw InputError("--max-length: at most 100000 (got " + std::to_string(o.max_length) + ")");
   if (!(o.scale > 0.0) || !std::isfinite(o.scale))

@@ -159,37 +159,60 @@ TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
   EXPECT_EQ(same, 1);
 }
 
-TEST(Grf, StatisticsAreConservedAndLengthsGeometric) {
-  const WalkOptions o = options(40, 0.25, 200, 11);
-  const auto g = load_on(world(), "random:500:6:5", "block");
-  const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log());
-  const auto& s = run.walks[0];
-  EXPECT_EQ(s.walkers, 500 * 40);
-  std::int64_t finished = 0, hops = 0;
-  for (size_t t = 0; t < s.length_histogram.size(); ++t) {
-    finished += s.length_histogram[t];
-    hops += std::int64_t(t) * s.length_histogram[t];
+namespace {
+// Every coupling, with the permutation sigma = 24351 (Reid et al. 2025b, Fig. 2) where one is needed.
+std::vector<WalkOptions> every_coupling(const WalkOptions& base) {
+  std::vector<WalkOptions> out;
+  for (Coupling c : {Coupling::iid, Coupling::antithetic, Coupling::sigma, Coupling::repelling,
+                     Coupling::antithetic_repelling, Coupling::sigma_repelling}) {
+    WalkOptions o = base;
+    o.coupling = c;
+    if (termination_of(c) == Termination::sigma) o.sigma = {1, 3, 2, 4, 0};
+    out.push_back(o);
   }
-  EXPECT_EQ(finished, s.walkers);
-  EXPECT_EQ(hops, s.hops);
-  EXPECT_EQ(s.dead_ends, 0);
-  // Chi-square against Geometric(p), bins with expected count >= 20, level 1e-6 (critical value from the
-  // Wilson-Hilferty bound with z = 4.9).
-  const double n = double(s.walkers), p = o.p_halt;
-  double chi = 0, tail_obs = n, tail_prob = 1;
-  int bins = 0;
-  for (size_t k = 0; k < s.length_histogram.size(); ++k) {
-    const double prob = p * std::pow(1 - p, double(k));
-    if (n * prob < 20 || n * (tail_prob - prob) < 20) break;
-    chi += std::pow(double(s.length_histogram[k]) - n * prob, 2) / (n * prob);
-    tail_obs -= double(s.length_histogram[k]);
-    tail_prob -= prob;
-    ++bins;
-  }
-  chi += std::pow(tail_obs - n * tail_prob, 2) / (n * tail_prob);
-  const double crit = bins * std::pow(1 - 2.0 / (9 * bins) + 4.9 * std::sqrt(2.0 / (9 * bins)), 3);
-  EXPECT_LT(chi, crit) << bins << " bins";
+  return out;
 }
+}  // namespace
+
+TEST(Grf, StatisticsAreConservedAndLengthsGeometricUnderEveryCoupling) {
+  // 6 couplings, each failing by chance with probability about 1e-6.
+  for (const WalkOptions& o : every_coupling(options(40, 0.25, 200, 11))) {
+    SCOPED_TRACE(coupling_name(o.coupling));
+    const auto g = load_on(world(), "random:500:6:5", "block");
+    const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log());
+    const auto& s = run.walks[0];
+    EXPECT_EQ(s.walkers, 500 * 40);
+    std::int64_t finished = 0, hops = 0;
+    for (size_t t = 0; t < s.length_histogram.size(); ++t) {
+      finished += s.length_histogram[t];
+      hops += std::int64_t(t) * s.length_histogram[t];
+    }
+    EXPECT_EQ(finished, s.walkers);
+    EXPECT_EQ(hops, s.hops);
+    EXPECT_EQ(s.dead_ends, 0);
+    // Chi-square against Geometric(p), bins with expected count >= 20, level 1e-6 (critical value from the
+    // Wilson-Hilferty bound with z = 4.9).
+    const double n = double(s.walkers), p = o.p_halt;
+    double chi = 0, tail_obs = n, tail_prob = 1;
+    int bins = 0;
+    for (size_t k = 0; k < s.length_histogram.size(); ++k) {
+      const double prob = p * std::pow(1 - p, double(k));
+      if (n * prob < 20 || n * (tail_prob - prob) < 20) break;
+      chi += std::pow(double(s.length_histogram[k]) - n * prob, 2) / (n * prob);
+      tail_obs -= double(s.length_histogram[k]);
+      tail_prob -= prob;
+      ++bins;
+    }
+    chi += std::pow(tail_obs - n * tail_prob, 2) / (n * tail_prob);
+    // Coupled pairs (antithetic, sigma) are dependent: the bin counts are sums over independent pairs, and
+    // Cov(X1 + X2) <= 2 (Cov X1 + Cov X2), so the statistic is dominated by 2 chi-square(bins): double the
+    // critical value there (same level).
+    const double inflation = termination_of(o.coupling) == Termination::iid ? 1.0 : 2.0;
+    const double crit = bins * std::pow(1 - 2.0 / (9 * bins) + 4.9 * std::sqrt(2.0 / (9 * bins)), 3);
+    EXPECT_LT(chi, inflation * crit) << bins << " bins";
+  }
+}
+
 
 TEST(Grf, DeadEndsAndTruncationAreCountedExactly) {
   // A path 1-2-3 plus isolated declared nodes 4 and 5 (Matrix Market keeps them).
@@ -351,4 +374,42 @@ TEST(Grf, ErrorShrinksLikeOneOverSqrtN) {
   const double ratio = mse[0] / mse[1];
   EXPECT_GT(ratio, 6.0) << mse[0] << " " << mse[1];
   EXPECT_LT(ratio, 40.0) << mse[0] << " " << mse[1];
+}
+
+TEST(Grf, EveryCouplingGivesBitwiseIdenticalRowsAtAnyRankCountAndPartition) {
+  // Tiny batches and a tiny in-flight cap force walkers and repelling groups across ranks in many small
+  // messages; the one-rank run is the reference.
+  WalkLimits tiny;
+  tiny.walker_batch = 3;
+  tiny.deposit_batch = 2;
+  tiny.max_walkers_in_flight = 5;
+  for (const WalkOptions& o : every_coupling(options(8, 0.2, 20, 7))) {
+    std::map<std::pair<std::int64_t, std::int64_t>, double> solo_rows;
+    MPI_Comm solo_comm;
+    MPI_Comm_split(MPI_COMM_WORLD, world().rank() == 0 ? 0 : MPI_UNDEFINED, 0, &solo_comm);
+    if (world().rank() == 0) {
+      const Communicator solo(solo_comm);
+      const auto g1 = load_on(solo, "grid:9x7");
+      const Log log(solo, true);
+      solo_rows = phi_by_id(g1, compute_grf(g1, diffusion(1.0), o, GrfEstimator::symmetric, log).phi[0]);
+      MPI_Comm_free(&solo_comm);
+    }
+    for (const std::string partition : {"block", "metis", "ptscotch"}) {
+      const auto g = load_on(world(), "grid:9x7", partition);
+      const auto all = phi_by_id(g, compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log(), tiny).phi[0]);
+      int same = world().rank() == 0 ? (all == solo_rows ? 1 : 0) : 1;
+      world().broadcast(same);
+      EXPECT_EQ(same, 1) << coupling_name(o.coupling) << " " << partition;
+    }
+  }
+}
+
+TEST(Grf, PhiPhiTStaysUnbiasedUnderEveryCoupling) {
+  // The chi-square test above (level 1e-6 per coupling), with p = 0.5: antithetic pairs then never halt
+  // together, and the repelling groups split on the 3-regular-ish graph.
+  for (const WalkOptions& o : every_coupling(WalkOptions{})) {
+    if (o.coupling == Coupling::iid || o.coupling == Coupling::antithetic) continue;  // tested above
+    SCOPED_TRACE(coupling_name(o.coupling));
+    expect_unbiased_off_diagonal(diffusion(1.0), 0.5, GrfEstimator::symmetric, o);
+  }
 }

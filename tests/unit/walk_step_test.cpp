@@ -1,10 +1,14 @@
-// Halting and antithetic termination draws (Reid, Choromanski, Weller 2023, "Quasi-Monte Carlo graph random
-// features").
+// Halting, antithetic and sigma-coupled termination draws and repelling offsets (Reid, Choromanski, Weller
+// 2023, "Quasi-Monte Carlo graph random features"; Reid et al. 2025b, §4.1; Reid, Berger, Choromanski,
+// Weller 2024, §3).
 #include "graphrf/walks/walk_step.hpp"
+
+#include "graphrf/core/error.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 using namespace graphrf;
@@ -94,5 +98,129 @@ TEST(WalkStep, WeightedPickFollowsCumulativeWeights) {
   for (int k = 0; k < 4; ++k) {
     const double prob = w[k] / 7.5, sd = std::sqrt(n * prob * (1 - prob));
     EXPECT_NEAR(hits[static_cast<size_t>(k)], n * prob, 6 * sd);  // 6 sd: p < 2e-9 per bin
+  }
+}
+
+namespace {
+// Quantile tile q of Geometric(p) in lengths: [F^-1(q/m), F^-1(((q+1)/m)^-)].
+std::pair<std::int64_t, std::int64_t> tile_lengths(int q, int m, double p) {
+  return {geometric_quantile(static_cast<double>(q) / m, p),
+          geometric_quantile(std::nextafter(static_cast<double>(q + 1) / m, 0.0), p)};
+}
+}  // namespace
+
+TEST(WalkStep, SigmaCoupledLengthsAreGeometricPerWalkerAndMatchTheirTiles) {
+  for (const std::vector<int>& sigma : {std::vector<int>{1, 3, 2, 4, 0}, std::vector<int>{7, 6, 5, 4, 3, 2, 1, 0}}) {
+    WalkOptions o;
+    o.p_halt = 0.3;
+    o.walkers = 4;
+    o.coupling = Coupling::sigma;
+    o.sigma = sigma;
+    const int m = static_cast<int>(sigma.size());
+    std::vector<std::vector<std::int64_t>> lengths(static_cast<size_t>(o.walkers));
+    for (std::int64_t start = 0; start < 6000; ++start) {
+      for (std::int64_t k = 0; k < o.walkers; ++k) lengths[static_cast<size_t>(k)].push_back(length_of(o, start, k));
+      for (std::int64_t pair = 0; pair < o.walkers / 2; ++pair) {
+        const std::int64_t l1 = fixed_walk_length(o, start, pair), l2 = fixed_walk_length(o, start, pair + 2);
+        bool some_tile = false;  // the pair sits in tiles (q, sigma(q)) for some q
+        for (int q = 0; q < m; ++q) {
+          const auto [lo1, hi1] = tile_lengths(q, m, o.p_halt);
+          const auto [lo2, hi2] = tile_lengths(sigma[static_cast<size_t>(q)], m, o.p_halt);
+          some_tile |= l1 >= lo1 && l1 <= hi1 && l2 >= lo2 && l2 <= hi2;
+        }
+        ASSERT_TRUE(some_tile) << "start " << start << " pair " << pair << ": " << l1 << ", " << l2;
+      }
+    }
+    // Each walker's lengths alone: Geometric(p). 2 x 4 tests at level 1e-6 each.
+    for (std::int64_t k = 0; k < o.walkers; ++k) {
+      int dof = 0;
+      const double chi = geometric_chi_square(lengths[static_cast<size_t>(k)], o.p_halt, &dof);
+      EXPECT_LT(chi, chi_square_critical(dof)) << "m " << m << " walker " << k << " dof " << dof;
+    }
+  }
+}
+
+TEST(WalkStep, ReversedSigmaAntiCorrelatesPairLengths) {
+  // sigma = identity gives equal quantiles (comonotone lengths), the reversal opposite ones: their sample
+  // correlations over 20000 pairs have standard errors below 0.01, far from the +-0.5 separations checked.
+  auto correlation = [](const std::vector<int>& sigma) {
+    WalkOptions o;
+    o.p_halt = 0.3;
+    o.walkers = 2;
+    o.coupling = Coupling::sigma;
+    o.sigma = sigma;
+    double s1 = 0, s2 = 0, s11 = 0, s22 = 0, s12 = 0;
+    const int n = 20000;
+    for (std::int64_t start = 0; start < n; ++start) {
+      const double a = static_cast<double>(fixed_walk_length(o, start, 0));
+      const double b = static_cast<double>(fixed_walk_length(o, start, 1));
+      s1 += a, s2 += b, s11 += a * a, s22 += b * b, s12 += a * b;
+    }
+    const double cov = s12 / n - s1 / n * s2 / n;
+    return cov / std::sqrt((s11 / n - s1 * s1 / n / n) * (s22 / n - s2 * s2 / n / n));
+  };
+  std::vector<int> identity(16), reversed(16);
+  for (int q = 0; q < 16; ++q) identity[static_cast<size_t>(q)] = q, reversed[static_cast<size_t>(q)] = 15 - q;
+  EXPECT_GT(correlation(identity), 0.9);
+  EXPECT_LT(correlation(reversed), -0.5);
+}
+
+TEST(WalkStep, QuantileWalksStayInTheirTile) {
+  WalkOptions o;
+  o.p_halt = 0.4;
+  o.quantile_order = 6;
+  for (int q = 0; q < 6; ++q) {
+    o.quantile = q;
+    const auto [lo, hi] = tile_lengths(q, 6, o.p_halt);
+    for (std::int64_t start = 0; start < 500; ++start) {
+      const auto l = length_of(o, start, start % 7);
+      ASSERT_GE(l, lo);
+      ASSERT_LE(l, hi);
+    }
+  }
+}
+
+TEST(WalkStep, SigmaFilesAreCheckedLineByLine) {
+  EXPECT_EQ(parse_sigma("2 4 3\n5 1  # Fig. 2\n", "s.txt"), (std::vector<int>{1, 3, 2, 4, 0}));
+  auto message = [](const std::string& text) {
+    try {
+      parse_sigma(text, "s.txt");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("1 2\n2\n"), "s.txt:2: value 2 appears twice (not a permutation)");
+  EXPECT_EQ(message("1 4 2\n"), "s.txt:1: value 4 outside 1..3 (a permutation of 3 values, 1-based)");
+  EXPECT_EQ(message("1\n2 x\n"), "s.txt:2: expected a positive integer, got 'x'");
+  EXPECT_EQ(message("# nothing\n"), "s.txt: no permutation (expected whitespace-separated values 1..m)");
+}
+
+TEST(WalkStep, RepellingOffsetsSpreadWalkersAndStayUniformPerWalker) {
+  // For every (c walkers, degree) shape: stratified offsets are distinct, cyclic blocks use every neighbour
+  // once, and each walker r's offset is uniform over the neighbours (chi-square with degree - 1 dof over
+  // 20000 keyed draws, level 1e-6 per walker; 46 walkers in all, so a false failure has probability < 5e-5).
+  WalkOptions o;
+  o.seed = 3;
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{1, 4}, {3, 5}, {5, 5}, {7, 3}, {8, 4}, {11, 2}, {7, 6}};
+  for (const auto& [c, degree] : shapes) {
+    const int draws = 20000;
+    std::vector<std::vector<double>> hits(static_cast<size_t>(c), std::vector<double>(static_cast<size_t>(degree), 0));
+    std::vector<std::int64_t> offsets(static_cast<size_t>(c));
+    for (int key = 0; key < draws; ++key) {
+      repelling_offsets(o, 1000 + key, key % 5, key % 9, c, degree, offsets.data());
+      for (std::int64_t b = 0; b * degree < c; ++b) {  // each block (or the whole group when c <= degree)
+        std::vector<int> used(static_cast<size_t>(degree), 0);
+        for (std::int64_t j = b * degree; j < std::min(c, (b + 1) * degree); ++j)
+          ASSERT_EQ(used[static_cast<size_t>(offsets[static_cast<size_t>(j)])]++, 0) << c << " on " << degree;
+      }
+      for (std::int64_t r = 0; r < c; ++r) hits[static_cast<size_t>(r)][static_cast<size_t>(offsets[static_cast<size_t>(r)])] += 1;
+    }
+    for (std::int64_t r = 0; r < c; ++r) {
+      double chi = 0;
+      const double expected = static_cast<double>(draws) / static_cast<double>(degree);
+      for (double h : hits[static_cast<size_t>(r)]) chi += (h - expected) * (h - expected) / expected;
+      EXPECT_LT(chi, chi_square_critical(static_cast<int>(degree - 1))) << c << " walkers on degree " << degree << ", walker " << r;
+    }
   }
 }

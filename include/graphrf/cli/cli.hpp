@@ -43,6 +43,9 @@ GraphOptions graph_options_from(const po::variables_map& vm);
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
                                         const std::string& out_path, bool reference);
 
+// The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
+std::vector<std::string> split_list(const std::string& text, char sep);
+
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
 
@@ -56,8 +59,11 @@ namespace graphrf {
 // --kernel, --beta, --power, --shift, --alpha, --f (shared by grf, attention and wavelet).
 void add_kernel_options(po::options_description& desc);
 KernelSpec kernel_spec_from(const po::variables_map& vm);
-// --walkers, --p-halt, --max-length, --seed, --coupling, --step, --weights, --scale.
+// --walkers, --p-halt, --max-length, --seed, --coupling, --sigma, --step, --weights, --scale.
 void add_walk_options(po::options_description& desc);
+// --coupling, --sigma (part of the walk options; also used alone by commands with their own walk defaults).
+void add_coupling_options(po::options_description& desc);
+void read_coupling_options(const po::variables_map& vm, WalkOptions& o);
 WalkOptions walk_options_from(const po::variables_map& vm);
 
 }  // namespace graphrf

@@ -21,6 +21,8 @@ enum class RngDomain : std::uint64_t {
   wavelet_probe = 5,
   feature_draw = 6,
   synthetic_data = 7,
+  walk_length = 8,   // sigma-coupled and quantile walk lengths
+  walk_repel = 9,    // repelling walks: a group's neighbour offsets
 };
 
 // Four 64-bit words for one counter value.

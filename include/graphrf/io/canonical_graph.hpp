@@ -3,7 +3,8 @@
 // A node's canonical index is its position among all node ids in ascending order (formats that declare N
 // number 1..N, isolated nodes included), so it does not depend on the rank count or the partition.
 // Arcs are symmetrised, repeated arcs merged by the duplicate policy, and u->v / v->u pairs combined
-// (the larger weight is kept when they differ).
+// (the larger weight is kept when they differ). Directed graphs keep arcs as given: row u holds u's out-arcs,
+// repeated arcs merged by the duplicate policy, and the edge count is the arc count.
 #include <cstdint>
 #include <vector>
 
@@ -19,13 +20,14 @@ struct CanonicalGraph {
   std::vector<std::int64_t> row_ptr;       // n_local + 1
   std::vector<std::int64_t> col;           // canonical neighbour indices, ascending within a row
   std::vector<double> weight;
-  std::int64_t n_edges_global = 0;         // undirected edges, kept self-loops included
+  std::int64_t n_edges_global = 0;         // undirected edges (directed: arcs), kept self-loops included
   LoadReport report;
 
   std::int64_t first(int rank) const { return dist.first(rank); }
   std::int64_t n_local(int rank) const { return dist.count(rank); }
 };
 
-CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input, DuplicatePolicy duplicates);
+CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input, DuplicatePolicy duplicates,
+                                        bool directed = false);
 
 }  // namespace graphrf

@@ -18,6 +18,7 @@ struct GraphOptions {
   bool keep_self_loops = false;
   int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column
   std::string partition = "block";  // block | metis | ptscotch | file:PATH
+  bool directed = false;         // keep arcs as given (out-arcs per row) instead of symmetrising
 };
 
 }  // namespace graphrf

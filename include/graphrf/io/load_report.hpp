@@ -19,6 +19,7 @@ struct LoadReport {
   std::int64_t declared_nodes = -1;
   bool weighted = false;
   std::string duplicate_policy;
+  bool directed = false;             // arcs kept as given (no symmetrisation)
   double read_seconds = 0, assemble_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
 
   // One human-readable sentence per adjustment ("dropped 642 self-loops", ...).

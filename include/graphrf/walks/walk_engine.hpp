@@ -16,6 +16,16 @@
 // while busy, which also feeds the progress line). All ranks see the same sum, so they stop after the same
 // reduction. This costs one small collective per idle period rather than one per step, and needs no token
 // ring. Deposit batches still in flight are then accounted for with one MPI_Alltoall of message counts.
+//
+// Repelling couplings move walkers in groups instead of lanes. The n walkers of a start node begin as one
+// group; at every step the rank owning the group's node deposits, draws each walker's termination, spreads
+// the survivors over the neighbours (repelling_offsets), and splits them into child groups by destination
+// node. A child group on another rank travels as one unit of its walker batch (a header record, then its
+// walkers). Walkers of one group at one node always move together; two groups of a pack that meet at the
+// same node on the same step stay separate groups (merging them would need the whole pack synchronised
+// across ranks, and would make the result depend on arrival order). A group's draws are keyed by (seed, start
+// id, its lowest walker id, step, ensemble), so the split tree and every draw are the same at any rank count
+// and partition, and each walker is marginally a simple random walk (offsets are uniform per walker).
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +49,7 @@ struct WalkStatistics {
   std::int64_t walkers = 0;            // started (global)
   std::int64_t hops = 0;               // global
   std::int64_t dead_ends = 0;          // walks stopped at a node without neighbours
+  std::int64_t teleports = 0;          // hops from a dangling node to a uniform node (teleport_dangling)
   std::int64_t truncated = 0;          // walks stopped by max_length
   std::vector<std::int64_t> length_histogram;  // walks by number of hops, 0..max_length (global)
   std::int64_t cross_rank_hops = 0;    // hops onto another rank's node (global)
@@ -53,10 +64,13 @@ struct WalkLimits {
   std::int64_t deposit_batch = 8192;              // deposits per message
   double progress_seconds = 2.0;                  // rank-0 progress line interval (0: never)
   bool record_deposits = true;                    // false: move walkers only (the benchmark's walk phase)
+  bool deposit_endpoints = false;  // deposit only each walk's last node (load 1, step = its length), length 0 included
+  bool count_endpoints = false;    // count walks ending at each owned node (PageRank)
 };
 
 struct WalkResult {
   std::vector<Deposit> deposits;   // every visit of walks started at owned nodes (unordered)
+  std::vector<std::int64_t> endpoint_counts;  // per owned node, with limits.count_endpoints
   WalkStatistics stats;
 };
 

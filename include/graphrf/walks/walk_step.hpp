@@ -1,11 +1,15 @@
 #pragma once
 // One hop of a halting random walk, as a pure function of the walker's identity (Reid et al. 2025a, "Linear
 // transformer topological masking with graph random features", §3.3; antithetic termination: Reid, Choromanski,
-// Weller 2023, "Quasi-Monte Carlo graph random features").
+// Weller 2023, "Quasi-Monte Carlo graph random features"; sigma-coupled lengths: Reid et al. 2025b,
+// "Variance-reducing couplings for random features", §4.1; repelling walks: Reid, Berger, Choromanski,
+// Weller 2024, "Repelling random walks", §3).
 // Every draw is keyed by (seed, original id of the start node, walker, step, ensemble), so a walk is the
 // same whichever rank simulates it. Before every hop the walker halts with probability p; under antithetic
 // coupling walkers k and k + n/2 share a uniform tau per step and use tau and (tau + 1/2) mod 1, so for
-// p <= 1/2 they never halt on the same step while their marginals stay geometric.
+// p <= 1/2 they never halt on the same step while their marginals stay geometric. Under sigma coupling the
+// pair's lengths are fixed at the start (sigma_coupled_length) and the walker halts when it reaches its length.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -26,12 +30,54 @@ struct WalkDraw {
 struct HopBlocks {
   std::int64_t index = -1;  // step / steps_per_block of the cached blocks
   std::array<std::uint64_t, 4> step_words{}, halt_words{};
+  std::int64_t length = -1; // fixed-length walks: the walker's length, once drawn
 };
+
+// Geometric(p) quantile function on {0, 1, ...}: F^-1(u) = floor(ln(1 - u) / ln(1 - p)), capped far above
+// any max_length.
+inline std::int64_t geometric_quantile(double u, double p) {
+  const double k = std::floor(std::log1p(-u) / std::log1p(-p));
+  return k < 1e15 ? static_cast<std::int64_t>(k) : std::int64_t{1000000000000000};
+}
+
+// Sigma coupling (Reid et al. 2025b, "Variance-reducing couplings for random features", §4.1, App. C.3):
+// walkers k and k + n/2 of a start node form pair k, whose draw (q, V1, V2) is keyed by (seed, start id, pair,
+// ensemble): q uniform in 0..m-1, u1 = (q + V1)/m, u2 = (sigma(q) + V2)/m, lengths F^-1(u1) and F^-1(u2).
+// Both u are uniform on [0, 1), so each length is exactly Geometric(p); sigma only matches their quantiles.
+// With o.quantile >= 0 (learning sigma) every walker's u is instead uniform in quantile o.quantile.
+inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
+  const auto id = static_cast<std::uint64_t>(start_id);
+  if (o.quantile >= 0) {
+    const auto w = philox_block(o.seed, RngDomain::walk_length, id, static_cast<std::uint64_t>(walker), o.ensemble, 1);
+    return geometric_quantile((o.quantile + unit_uniform(w[0])) / o.quantile_order, o.p_halt);
+  }
+  const std::int64_t half = o.walkers / 2, pair = walker % half;
+  const auto w = philox_block(o.seed, RngDomain::walk_length, id, static_cast<std::uint64_t>(pair), o.ensemble, 0);
+  const auto m = static_cast<std::uint64_t>(o.sigma.size());
+  const auto q = static_cast<std::int64_t>(uniform_below(w[0], m));
+  const double u = walker < half ? (static_cast<double>(q) + unit_uniform(w[1])) / static_cast<double>(m)
+                                 : (o.sigma[static_cast<size_t>(q)] + unit_uniform(w[2])) / static_cast<double>(m);
+  return geometric_quantile(u, o.p_halt);
+}
+
+inline bool has_fixed_lengths(const WalkOptions& o) {
+  return o.quantile >= 0 || termination_of(o.coupling) == Termination::sigma;
+}
 
 inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
                          HopBlocks& cache) {
   const auto id = static_cast<std::uint64_t>(start_id);
-  if (o.coupling == Coupling::iid) {
+  if (has_fixed_lengths(o)) {  // length drawn once; one block of choice words serves four steps
+    if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
+    const std::int64_t block = step >> 2;
+    if (cache.index != block) {
+      cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
+                                      static_cast<std::uint64_t>(block), o.ensemble);
+      cache.index = block;
+    }
+    return {step >= cache.length, cache.step_words[static_cast<size_t>(step & 3)]};
+  }
+  if (termination_of(o.coupling) == Termination::iid) {
     const std::int64_t block = step >> 1;
     if (cache.index != block) {
       cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
@@ -60,6 +106,41 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
 inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step) {
   HopBlocks fresh;
   return draw_hop(o, start_id, walker, step, fresh);
+}
+
+// Repelling walks (Reid, Berger, Choromanski, Weller 2024, "Repelling random walks", §3): the c surviving
+// walkers of one group (ascending walker id, r = 0..c-1) at a node of degree `degree` get neighbour offsets
+// that spread them out while each one stays uniform on 0..degree-1:
+//   c <= degree: one U ~ U(0,1); walker r takes floor(degree * ((r/c + U) mod 1)) (stratified: all distinct);
+//   c >  degree: floor(c/degree) full blocks, each a cyclic shift (j + s_b) mod degree with its own uniform
+//                s_b, so every neighbour is used once per block; the c mod degree others take (j + s) mod degree.
+// Draws are keyed by (seed, start id, the group's lowest walker id, step, ensemble): the same on every rank.
+inline void repelling_offsets(const WalkOptions& o, std::int64_t start_id, std::int64_t leader, std::int64_t step,
+                              std::int64_t c, std::int64_t degree, std::int64_t* offsets) {
+  std::array<std::uint64_t, 4> words{};
+  auto word = [&](std::int64_t k) {  // k-th draw of this group and step
+    if ((k & 3) == 0)
+      words = philox_block(o.seed, RngDomain::walk_repel, static_cast<std::uint64_t>(start_id),
+                           static_cast<std::uint64_t>(leader), static_cast<std::uint64_t>(step),
+                           (o.ensemble << 40) | static_cast<std::uint64_t>(k >> 2));
+    return words[static_cast<size_t>(k & 3)];
+  };
+  const auto d = static_cast<std::uint64_t>(degree);
+  if (c <= degree) {
+    const double u = unit_uniform(word(0));
+    for (std::int64_t r = 0; r < c; ++r) {
+      double x = static_cast<double>(r) / static_cast<double>(c) + u;
+      if (x >= 1.0) x -= 1.0;
+      offsets[r] = std::min(degree - 1, static_cast<std::int64_t>(static_cast<double>(degree) * x));
+    }
+    return;
+  }
+  const std::int64_t blocks = (c + degree - 1) / degree;  // the last one may be partial (the remainder)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const auto shift = uniform_below(word(b), d);
+    for (std::int64_t j = 0; j < degree && b * degree + j < c; ++j)
+      offsets[b * degree + j] = static_cast<std::int64_t>((static_cast<std::uint64_t>(j) + shift) % d);
+  }
 }
 
 // Index of the neighbour picked with probability weight/sum among `cumulative` (inclusive prefix sums).

@@ -1,0 +1,120 @@
+// `graphrf couple`: learn the permutation of a sigma-coupling of walk lengths for a graph, a p_halt and a
+// target (a kernel or PageRank) by optimal transport, and write it for --coupling sigma --sigma FILE.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "graphrf/cli/cli.hpp"
+#include "graphrf/core/timer.hpp"
+#include "graphrf/grf/sigma_learning.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+
+namespace graphrf {
+
+void add_directed_option(po::options_description& desc);
+GraphOptions directed_graph_options_from(const po::variables_map& vm);
+
+void add_couple_options(po::options_description& desc) {
+  add_graph_options(desc);
+  add_directed_option(desc);
+  add_kernel_options(desc);
+  desc.add_options()
+      ("target", po::value<std::string>()->default_value("kernel"),
+       "kernel (the --kernel options; cost of Eq. 48) | pagerank (end points; dangling nodes teleport)")
+      ("p-halt", po::value<double>()->default_value(0.5), "halting probability the coupling is learned for")
+      ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed")
+      ("weights", po::value<std::string>()->default_value("normalized"), "W = D^-1/2 A D^-1/2 (normalized) or scale * A (raw)")
+      ("scale", po::value<double>()->default_value(1.0), "c in W = c * A when --weights raw")
+      ("sigma-order", po::value<int>()->default_value(8), "m: the number of length quantiles sigma permutes")
+      ("samples", po::value<std::int64_t>()->default_value(64), "S: walks per quantile and start node")
+      ("start-nodes", po::value<std::int64_t>()->default_value(64),
+       "about this many start nodes, spread evenly over the canonical order (all nodes if the graph is smaller)")
+      ("out", po::value<std::string>(), "write sigma here (text, 1-based, readable by --sigma)");
+}
+
+namespace {
+std::string permutation_text(const std::vector<int>& sigma) {
+  std::string s;
+  for (size_t k = 0; k < sigma.size(); ++k) {
+    if (k > 0) s += ' ';
+    s += std::to_string(sigma[k] + 1);
+  }
+  return s;
+}
+}  // namespace
+
+int run_couple(const CommandContext& ctx) {
+  const Communicator& comm = ctx.comm;
+  const auto& vm = ctx.vm;
+  GraphOptions graph_options;
+  SigmaLearningOptions o;
+  std::string out_path;
+  std::int64_t start_nodes = 0;
+  collective_try(comm, [&] {
+    graph_options = directed_graph_options_from(vm);
+    o.target = parse_sigma_target(vm["target"].as<std::string>());
+    if (o.target == SigmaTarget::kernel) o.kernel = kernel_spec_from(vm);
+    if (o.target == SigmaTarget::kernel && graph_options.directed)
+      throw InputError("--directed: only with --target pagerank (kernels need undirected graphs)");
+    o.walk.p_halt = vm["p-halt"].as<double>();
+    o.walk.max_length = vm["max-length"].as<std::int64_t>();
+    o.walk.seed = vm["seed"].as<std::uint64_t>();
+    o.walk.weights = parse_weight_mode(vm["weights"].as<std::string>());
+    o.walk.scale = vm["scale"].as<double>();
+    o.order = vm["sigma-order"].as<int>();
+    o.samples = vm["samples"].as<std::int64_t>();
+    start_nodes = vm["start-nodes"].as<std::int64_t>();
+    if (o.order < 1 || o.order > 4096) throw InputError("--sigma-order: must be in 1..4096 (got " + std::to_string(o.order) + ")");
+    if (o.samples < 1 || o.samples > 1000000)
+      throw InputError("--samples: must be in 1..1000000 (got " + std::to_string(o.samples) + ")");
+    if (start_nodes < 2) throw InputError("--start-nodes: must be >= 2 (got " + std::to_string(start_nodes) + ")");
+    WalkOptions check = o.walk;
+    check.walkers = o.samples;
+    validate(check);
+    if (vm.count("out")) out_path = vm["out"].as<std::string>();
+  });
+  const Log& log = ctx.log;
+  Timer total;
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, false);  // checks --out first
+  o.start_every = std::max<std::int64_t>(1, g.n_global() / start_nodes);
+  log.info(std::string("couple      target ") + (o.target == SigmaTarget::kernel ? describe(o.kernel) : "pagerank") +
+           ", p_halt " + fmt(o.walk.p_halt, 3) + ", m " + std::to_string(o.order) + ", S " + std::to_string(o.samples) +
+           " walks per quantile from every " + std::to_string(o.start_every) + "th node");
+  const SigmaLearningResult r = learn_sigma(g, o, log);
+  log.info("couple      " + std::to_string(r.start_nodes) + " start nodes, walks " + fmt(r.walk_seconds, 3) +
+           " s, cost matrix " + fmt(r.cost_seconds, 3) + " s, assignment " + fmt(r.solve_seconds, 5) + " s");
+  log.info("sigma       " + permutation_text(r.sigma));
+  log.info("cost        sigma " + fmt(r.cost_sigma, 6) + ", identity " + fmt(r.cost_identity, 6) + ", random permutation " +
+           permutation_text(r.random) + " " + fmt(r.cost_random, 6) + " (mean over all permutations " +
+           fmt(r.cost_random_mean, 6) + ")");
+  std::string sigma_csv = permutation_text(r.sigma);
+  for (auto& ch : sigma_csv) ch = ch == ' ' ? ',' : ch;
+  std::ostringstream result_line;
+  result_line << "order=" << o.order << " start_nodes=" << r.start_nodes << " sigma=" << sigma_csv
+              << " cost_sigma=" << fmt(r.cost_sigma, 8) << " cost_identity=" << fmt(r.cost_identity, 8)
+              << " cost_random=" << fmt(r.cost_random, 8) << " cost_random_mean=" << fmt(r.cost_random_mean, 8)
+              << " cost_seconds=" << fmt(r.cost_seconds, 4) << " solve_seconds=" << fmt(r.solve_seconds, 6);
+  log.result(result_line.str());
+
+  if (!out_path.empty()) {
+    collective_try(comm, [&] {
+      if (!comm.is_root()) return;
+      const std::string partial = out_path + ".partial";
+      {
+        std::ofstream f(partial);
+        f << "# sigma-coupling learned by: " << ctx.command_line << "\n"
+          << "# cost sum_q C(q, sigma(q)): this sigma " << r.cost_sigma << ", identity " << r.cost_identity
+          << ", mean over uniform permutations " << r.cost_random_mean << "\n"
+          << permutation_text(r.sigma) << "\n";
+        if (!f.flush()) throw Error("--out: writing '" + partial + "' failed");
+      }
+      if (std::rename(partial.c_str(), out_path.c_str()) != 0) throw Error("--out: cannot rename '" + partial + "'");
+    });
+    log.info("wrote       " + out_path);
+  }
+  print_run_summary(log, comm, total.seconds(), 0);
+  return 0;
+}
+
+}  // namespace graphrf
