@@ -1,5 +1,8 @@
 #include "graphrf/attention/masked_attention.hpp"
 
+#include "graphrf/attention/row_product.hpp"
+#include "graphrf/mpi/reproducible_sum.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -185,23 +188,20 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   return out;
 }
 
-RowMatrix linear_attention(const Communicator& comm, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+RowMatrix linear_attention(const DistributedGraph& g, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
                            const NormalizerPolicy& policy, AttentionStats& stats) {
+  const Communicator& comm = *g.comm;
   Timer timer;
-  const std::int64_t m = phi_k.cols(), dv = v.cols();
-  std::vector<double> sums(static_cast<size_t>(m * dv + m), 0.0);
-  for (Eigen::Index j = 0; j < phi_k.rows(); ++j)
-    for (std::int64_t a = 0; a < m; ++a) {
-      for (std::int64_t t = 0; t < dv; ++t) sums[static_cast<size_t>(a * dv + t)] += phi_k(j, a) * v(j, t);
-      sums[static_cast<size_t>(m * dv + a)] += phi_k(j, a);
-    }
-  sums = comm.allreduce(sums, MPI_SUM);
+  const std::int64_t dv = v.cols();
+  Eigen::MatrixXd values_and_ones(v.rows(), dv + 1);
+  values_and_ones << v, Eigen::VectorXd::Ones(v.rows());
+  const RowBlockReducer reducer(comm, g.n_global(), g.canonical_index);
+  const Eigen::MatrixXd sums = reducer.cross(phi_k, values_and_ones);  // [sum_j phi_k(j) v_j^T | sum_j phi_k(j)]
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
-  const Eigen::Map<const RowMatrix> kv(sums.data(), m, dv);
-  const Eigen::Map<const Eigen::VectorXd> z(sums.data() + m * dv, m);
-  RowMatrix num = phi_q * kv;
-  const Eigen::VectorXd den = phi_q * z;
+  const Eigen::MatrixXd num_and_den = row_by_row_product(phi_q, sums.transpose());
+  RowMatrix num = num_and_den.leftCols(dv);
+  const Eigen::VectorXd den = num_and_den.col(dv);
   RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out;

@@ -11,6 +11,7 @@
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
+#include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/grf/grf_output.hpp"
 #include "graphrf/io/h5_output.hpp"
@@ -277,6 +278,7 @@ int run_attention_command(const CommandContext& ctx) {
     H5Output out(comm, out_path);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, config.walk.seed);
     write_nodes(out, g);
+    const CanonicalOrder order(g);
     std::vector<RowMatrix> outputs, linears;
     for (const auto& r : heads) {
       outputs.push_back(r.output);
@@ -285,8 +287,8 @@ int run_attention_command(const CommandContext& ctx) {
     const bool multi = qkv.heads > 1;
     const std::vector<std::uint64_t> trailing = multi ? std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.heads), static_cast<std::uint64_t>(qkv.dv)}
                                                       : std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.dv)};
-    out.write_rows<double>("/attention/output", interleave_heads(outputs), trailing);
-    out.write_rows<double>("/attention/linear_unmasked", interleave_heads(linears), trailing);
+    write_node_rows<double>(out, order, "/attention/output", interleave_heads(outputs), trailing);
+    write_node_rows<double>(out, order, "/attention/linear_unmasked", interleave_heads(linears), trailing);
     const std::string axes = multi ? "node, head, value" : "node, value";  // rows in /nodes/id order
     out.set_attribute("/attention/output", "axes", axes);
     out.set_attribute("/attention/linear_unmasked", "axes", axes);
@@ -295,7 +297,7 @@ int run_attention_command(const CommandContext& ctx) {
       for (size_t h = 0; h < heads.size(); ++h)
         nnz[static_cast<size_t>(i) * heads.size() + h] =
             heads[h].grf.phi[0].indptr[static_cast<size_t>(i) + 1] - heads[h].grf.phi[0].indptr[static_cast<size_t>(i)];
-    out.write_rows<std::int64_t>("/attention/stats/nnz_per_row", nnz, multi ? std::vector<std::uint64_t>{heads.size()} : std::vector<std::uint64_t>{});
+    write_node_rows<std::int64_t>(out, order, "/attention/stats/nnz_per_row", nnz, multi ? std::vector<std::uint64_t>{heads.size()} : std::vector<std::uint64_t>{});
     std::vector<double> den_min, key_s, query_s;
     std::int64_t bytes = 0, bad = 0;
     for (const auto& r : heads) {
@@ -306,9 +308,9 @@ int run_attention_command(const CommandContext& ctx) {
       bad += r.stats.bad_rows;
     }
     out.write_replicated<double>("/attention/stats/denominator_min", den_min);
-    out.write_replicated<double>("/attention/stats/key_pass_seconds", key_s);
-    out.write_replicated<double>("/attention/stats/query_pass_seconds", query_s);
-    out.write_per_rank<std::int64_t>("/attention/stats/bytes_moved", bytes);
+    out.write_replicated<double>("/launch/attention/key_pass_seconds", key_s);
+    out.write_replicated<double>("/launch/attention/query_pass_seconds", query_s);
+    out.write_per_rank<std::int64_t>("/launch/attention/bytes_moved", bytes);
     out.set_attribute("/attention/stats", "bad_rows", bad);
     out.set_attribute("/attention", "feature", std::string(feature_kind_name(config.features.kind)));
     out.set_attribute("/attention", "estimator", std::string(estimator_name(config.estimator)));

@@ -9,6 +9,7 @@
 #include "graphrf/walks/walk_memory.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
+#include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/grf/grf_output.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
@@ -135,7 +136,6 @@ int run_grf(const CommandContext& ctx) {
     result << " kernel_error=" << fmt(error, 8) << " reference_sampled=" << (dense ? 0 : 1);
     if (!dense) result << " kernel_error_se=" << fmt(sampled.standard_error, 8) << " reference_samples=" << sampled.samples;
   }
-  log.result(result.str());
 
   phase.reset();
   if (!out_path.empty()) {
@@ -148,7 +148,7 @@ int run_grf(const CommandContext& ctx) {
     out.set_attribute("/grf", "nnz_per_row_mean", nnz.mean);
     out.set_attribute("/grf", "nnz_per_row_max", nnz.max);
     if (reference.enabled) {
-      if (dense) out.write_rows<double>("/kernel/exact", scatter_dense_rows(g, exact), {static_cast<std::uint64_t>(g.n_global())});
+      if (dense) write_node_dense_square(out, CanonicalOrder(g), "/kernel/exact", scatter_dense_rows(g, exact));
       else {
         out.set_attribute("/kernel", "relative_frobenius_error_standard_error", sampled.standard_error);
         out.set_attribute("/kernel", "reference_samples", sampled.samples);
@@ -157,9 +157,12 @@ int run_grf(const CommandContext& ctx) {
       out.set_attribute("/", "kernel_relative_frobenius_error", error);
     }
     out.commit();
-    log.info("wrote       " + out_path + " in " + fmt(phase.seconds(), 2) + " s");
-    phases.add("write", phase.seconds());
+    const double output_seconds = comm.max(phase.seconds());
+    log.info("wrote       " + out_path + " in " + fmt(output_seconds, 3) + " s");
+    phases.add("write", output_seconds);
+    result << " output_seconds=" << fmt(output_seconds, 4) << " run_seconds=" << fmt(comm.max(total.seconds()), 4);
   }
+  log.result(result.str());
   log.info(phases.line(total.seconds()));
   print_run_summary(log, comm, total.seconds());
   return 0;

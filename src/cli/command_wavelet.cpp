@@ -5,6 +5,7 @@
 
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
@@ -177,8 +178,9 @@ int run_wavelet(const CommandContext& ctx) {
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, options.seed);
     write_nodes(out, g);
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = result.embedding_local;
-    out.write_rows<double>("/embedding", std::span<const double>(rows.data(), static_cast<size_t>(rows.size())),
-                           {static_cast<std::uint64_t>(rows.cols())});
+    write_node_rows<double>(out, CanonicalOrder(g), "/embedding",
+                            std::span<const double>(rows.data(), static_cast<size_t>(rows.size())),
+                            {static_cast<std::uint64_t>(rows.cols())});
     out.write_replicated<double>("/spectrum/lambda_K", std::vector<double>{result.lambda_k});
     out.write_replicated<double>("/spectrum/coefficients_chi", result.coeff_chi);
     out.write_replicated<double>("/spectrum/coefficients_h", result.coeff_h);

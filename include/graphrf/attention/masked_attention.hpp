@@ -59,7 +59,9 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
                                       AttentionStats& stats);
 
 // Unmasked linear attention with the same features: out_i = phi(q_i)^T sum_j phi(k_j) v_j^T / phi(q_i)^T sum_j phi(k_j).
-RowMatrix linear_attention(const Communicator& comm, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+// The sums over j run in a fixed order of the nodes' canonical indices (RowBlockReducer), so the result has the
+// same bits for any rank count and partition.
+RowMatrix linear_attention(const DistributedGraph& g, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
                            const NormalizerPolicy& policy, AttentionStats& stats);
 
 }  // namespace graphrf
