@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/reference/reference_plan.hpp"
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/gp/gp_learning.hpp"
@@ -234,7 +235,12 @@ int run_gp(const CommandContext& ctx) {
     o = gp_options_from(ctx.vm, kernel, walk);
   });
   Timer total;
-  const DistributedGraph g = load_graph_for_command(ctx, graph_options, o.out, o.reference);
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, o.out);
+  collective_try(comm, [&] {
+    if (o.reference && g.n_global() > kMaxDenseReferenceNodes)
+      throw InputError("--reference: the exact-kernel GP is dense, at most " + std::to_string(kMaxDenseReferenceNodes) +
+                       " nodes (the graph has " + std::to_string(g.n_global()) + ")");
+  });
   log.info("kernel      sigma_f^2 x " + describe(kernel) + ", noise sigma_n = " + fmt(o.sigma_n, 4) + " (starting values), learn " +
            gp_learn_name(o.learn));
 
@@ -254,9 +260,9 @@ int run_gp(const CommandContext& ctx) {
   }
   collective_try(comm, [&] {
     if (obs.n_train == 0) throw InputError("--synthetic: no node was observed; raise q");
-    if (o.prediction.exact_variance && obs.n_test > kMaxReferenceNodes)
+    if (o.prediction.exact_variance && obs.n_test > kMaxDenseReferenceNodes)
       throw InputError("--exact-variance: " + std::to_string(obs.n_test) + " test nodes need as many CG solves; the limit is " +
-                       std::to_string(kMaxReferenceNodes));
+                       std::to_string(kMaxDenseReferenceNodes));
   });
   log.info("data        " + std::to_string(obs.n_train) + " training and " + std::to_string(obs.n_test) + " test observations of " +
            std::to_string(g.n_global()) + " nodes");
@@ -367,7 +373,7 @@ int run_gp(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + o.out);
   }
-  print_run_summary(log, comm, total.seconds(), run.walks[0].bytes_sent);
+  print_run_summary(log, comm, total.seconds());
   return 0;
 }
 

@@ -22,6 +22,7 @@ using graphrf::testing::shared_temp_path;
 using graphrf::testing::SharedTempFile;
 using graphrf::testing::Triplet;
 using graphrf::testing::world;
+using graphrf::testing::load;
 
 namespace {
 
@@ -52,13 +53,6 @@ std::vector<std::int64_t> sorted_ids(const DistributedGraph& g) {
 
 std::int64_t canonical_of(const std::vector<std::int64_t>& ids, std::int64_t id) {
   return std::lower_bound(ids.begin(), ids.end(), id) - ids.begin();
-}
-
-DistributedGraph load(const std::string& graph, const std::string& partition) {
-  GraphOptions o;
-  o.graph = graph;
-  o.partition = partition;
-  return load_graph(world(), o);
 }
 
 // Checks routing, translation and both writers on one loaded graph.

@@ -16,13 +16,9 @@
 
 using namespace graphrf;
 using graphrf::testing::world;
+using graphrf::testing::quiet_log;
 
 namespace {
-
-const Log& quiet_log() {
-  static const Log log(world(), true);
-  return log;
-}
 
 struct Setup {
   DistributedGraph g;

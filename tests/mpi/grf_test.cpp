@@ -20,13 +20,9 @@ using graphrf::testing::gather_entries;
 using graphrf::testing::SharedTempFile;
 using graphrf::testing::Triplet;
 using graphrf::testing::world;
+using graphrf::testing::quiet_log;
 
 namespace {
-
-const Log& quiet_log() {
-  static const Log log(world(), true);
-  return log;
-}
 
 DistributedGraph load_on(const Communicator& comm, const std::string& graph, const std::string& partition = "block") {
   GraphOptions o;

@@ -17,20 +17,10 @@
 
 using namespace graphrf;
 using graphrf::testing::world;
+using graphrf::testing::load;
+using graphrf::testing::quiet_log;
 
 namespace {
-
-const Log& quiet_log() {
-  static const Log log(world(), true);
-  return log;
-}
-
-DistributedGraph load(const std::string& graph, const std::string& partition) {
-  GraphOptions o;
-  o.graph = graph;
-  o.partition = partition;
-  return load_graph(world(), o);
-}
 
 // exp(-beta (I - W)) by this test's own eigendecomposition of the dense W (rank 0 only).
 Eigen::MatrixXd dense_diffusion(const Eigen::MatrixXd& w, double beta) {
