@@ -15,6 +15,9 @@ namespace {
 
 constexpr int kWalkerTag = 7401;
 constexpr int kDepositTag = 7402;
+// A deposit with this column is a completion record: a walker from start row .row ended after .step hops.
+constexpr std::int64_t kWalkerFinished = -1;
+constexpr double kDepositFlushSeconds = 0.1;  // deposit batches leave at least this often while busy
 
 struct Walker {
   std::int64_t start_id;  // original id of the start node: the key of every random draw
@@ -40,8 +43,9 @@ class DuplicateComm {
 
 class WalkSimulation {
  public:
-  WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits)
-      : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()) {
+  WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
+                 DepositSink* sink)
+      : g_(g), o_(o), log_(log), limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
     const auto n_arcs = g.col.size();
     first_ = g.first();
     last_ = first_ + g.n_local();
@@ -73,24 +77,26 @@ class WalkSimulation {
     deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
     total_walkers_ = g.n_global() * o.walkers;
-    // A walk stores (1 - p)/p visits on average (its hops), most of them at home: reserve once, no regrowth.
-    const double expected = static_cast<double>(g.n_local() * o.walkers) * (1.0 - o.p_halt) / o.p_halt * 1.05;
-    if (limits.record_deposits) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 
   WalkResult run() {
     Timer timer;
     last_progress_ = -1e300;
+    double last_deposit_flush = 0;
     while (!all_finished_) {
       receive_available();
       const bool worked = work();
       if (!worked) flush_walker_batches();
+      const double now = timer.seconds();
+      if (!worked || now - last_deposit_flush >= kDepositFlushSeconds) {
+        flush_deposit_batches();
+        last_deposit_flush = now;
+      }
       reclaim_sends(false);
-      advance_termination(!worked, timer.seconds());
+      advance_termination(!worked, now);
     }
     finish_deposit_traffic();
     WalkResult result;
-    result.deposits = std::move(deposits_);
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
     return result;
@@ -130,7 +136,8 @@ class WalkSimulation {
     if (!queue_.empty()) {
       lane.w = queue_.back();
       queue_.pop_back();
-    } else if (next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight) {
+    } else if (next_node_ < g_.n_local() && in_flight() < limits_.max_walkers_in_flight &&
+               (next_walker_ > 0 || !sink_ || sink_->can_start_row(next_node_))) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
                       static_cast<std::int32_t>(next_walker_), 0, 1.0};
       if (++next_walker_ == o_.walkers) {
@@ -171,7 +178,7 @@ class WalkSimulation {
     }
     const auto v = static_cast<size_t>(w.at - first_);
     // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
-    if (limits_.record_deposits && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
+    if (sink_ && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
     if (w.step == o_.max_length) {
       ++truncated_;
       return finish(lane);
@@ -195,6 +202,7 @@ class WalkSimulation {
     ++histogram_[static_cast<size_t>(lane.w.step)];
     lane.live = false;
     flush_visits(lane);
+    if (sink_) report_finished(lane.w);
   }
 
   // A walker's visits on this rank go out as one contiguous run, so the owner of its start node receives
@@ -205,7 +213,7 @@ class WalkSimulation {
     if (w.start >= first_ && w.start < last_) {
       const auto row = static_cast<std::uint32_t>(w.start - first_);
       for (auto& d : lane.visits) d.row = row;
-      deposits_.insert(deposits_.end(), lane.visits.begin(), lane.visits.end());
+      sink_->add_visits(row, lane.visits);
     } else {
       const int dest = g_.owner(w.start);
       const auto row = static_cast<std::uint32_t>(w.start - g_.dist.first(dest));
@@ -215,6 +223,32 @@ class WalkSimulation {
       if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
     }
     lane.visits.clear();
+  }
+
+  // The home rank counts completions: directly when the walker ends at home, else by a completion record
+  // that travels behind the walker's last visits.
+  void report_finished(const Walker& w) {
+    if (w.start >= first_ && w.start < last_) return sink_->walker_finished(static_cast<std::uint32_t>(w.start - first_), w.step);
+    const int dest = g_.owner(w.start);
+    auto& out = deposit_out_[static_cast<size_t>(dest)];
+    out.push_back({kWalkerFinished, 0.0, static_cast<std::uint32_t>(w.start - g_.dist.first(dest)), w.step});
+    if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+  }
+
+  // A received deposit batch: runs of one row's visits and completion records, handed to the sink in order.
+  void deliver(std::span<const Deposit> batch) {
+    for (size_t k = 0; k < batch.size();) {
+      const Deposit& d = batch[k];
+      if (d.col == kWalkerFinished) {
+        sink_->walker_finished(d.row, d.step);
+        ++k;
+        continue;
+      }
+      size_t e = k + 1;
+      while (e < batch.size() && batch[e].row == d.row && batch[e].col != kWalkerFinished) ++e;
+      sink_->add_visits(d.row, batch.subspan(k, e - k));
+      k = e;
+    }
   }
 
   void send_walker(const Walker& w) {
@@ -261,6 +295,10 @@ class WalkSimulation {
     for (int d = 0; d < p_; ++d) send_walkers(d);
   }
 
+  void flush_deposit_batches() {
+    for (int d = 0; d < p_; ++d) send_deposits(d);
+  }
+
   void reclaim_sends(bool wait) {
     if (wait) {
       for (auto& s : sends_) check_mpi(MPI_Wait(&s.request, MPI_STATUS_IGNORE), "MPI_Wait");
@@ -289,11 +327,11 @@ class WalkSimulation {
       check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
                          MPI_STATUS_IGNORE), "MPI_Recv");
     } else {
-      const size_t old = deposits_.size();
-      deposits_.resize(old + static_cast<size_t>(bytes) / sizeof(Deposit));
-      check_mpi(MPI_Recv(deposits_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
+      incoming_.resize(static_cast<size_t>(bytes) / sizeof(Deposit));
+      check_mpi(MPI_Recv(incoming_.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
                          MPI_STATUS_IGNORE), "MPI_Recv");
       ++deposit_messages_received_;
+      deliver(incoming_);
     }
   }
 
@@ -340,7 +378,7 @@ class WalkSimulation {
 
   // After the last walker: flush deposit batches and receive exactly the batches others sent here.
   void finish_deposit_traffic() {
-    for (int d = 0; d < p_; ++d) send_deposits(d);
+    flush_deposit_batches();
     std::vector<std::int64_t> expected(static_cast<size_t>(p_));
     check_mpi(MPI_Alltoall(deposit_messages_to_.data(), 1, MPI_INT64_T, expected.data(), 1, MPI_INT64_T, comm_.get()),
               "MPI_Alltoall");
@@ -380,6 +418,7 @@ class WalkSimulation {
   const WalkOptions& o_;
   const Log& log_;
   const WalkLimits& limits_;
+  DepositSink* sink_;  // null: walkers move without depositing
   DuplicateComm comm_;
   int p_;
   // Arc target and importance factor side by side: one cache line serves both.
@@ -399,7 +438,7 @@ class WalkSimulation {
   std::vector<std::vector<Deposit>> deposit_out_;
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
-  std::vector<Deposit> deposits_;
+  std::vector<Deposit> incoming_;  // the deposit batch being delivered
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0;
@@ -416,8 +455,9 @@ class WalkSimulation {
 
 }  // namespace
 
-WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits) {
-  WalkSimulation simulation(g, options, log, limits);
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits,
+                     DepositSink* sink) {
+  WalkSimulation simulation(g, options, log, limits, sink);
   return simulation.run();
 }
 

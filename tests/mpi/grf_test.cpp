@@ -10,6 +10,7 @@
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/walks/walk_step.hpp"
 #include "mpi_test_support.hpp"
@@ -156,6 +157,27 @@ TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
   }
   world().broadcast(same);
   EXPECT_EQ(same, 1);
+}
+
+// Streaming assembly with a window of two open rows: the engine may not start a row until the rows
+// before the window are built, so at most 2 * n * max_length visits are ever held, far fewer than the
+// walks make; the rows are bitwise those of the default window.
+TEST(Grf, TwoOpenRowsHoldFewVisitsAndGiveTheSameRows) {
+  const WalkOptions o = options(6, 0.15, 16, 3);
+  const auto g = load_on(world(), "random:400:4:2", "metis");
+  const auto run = compute_grf(g, diffusion(0.8), o, GrfEstimator::symmetric, quiet_log());
+  WalkLimits tiny;
+  tiny.walker_batch = 2;
+  tiny.deposit_batch = 3;
+  GrfRowAssembler assembler(g.first(), g.n_local(), o.walkers, run.f, 2, 0);
+  const WalkResult walks = run_walks(g, o, quiet_log(), tiny, &assembler);
+  const AssembledGrf rows = assembler.finish();
+  EXPECT_EQ(walks.stats.hops, run.walks[0].hops);
+  EXPECT_TRUE(phi_by_id(g, rows.phi) == phi_by_id(g, run.phi[0]));
+  EXPECT_EQ(rows.by_length.value, run.by_length[0].value);
+  EXPECT_LE(assembler.peak_pending_visits(), 2 * o.walkers * o.max_length);
+  // The whole run makes many times more visits (one per hop) than the window can hold.
+  EXPECT_GT(walks.stats.hops, 20 * 2 * o.walkers * o.max_length);
 }
 
 TEST(Grf, StatisticsAreConservedAndLengthsGeometric) {

@@ -4,7 +4,9 @@
 // end, or steps onto a node another rank owns; then it joins a per-destination batch. Batches leave with
 // non-blocking sends when full or when the rank runs out of local work; receives are polled between work
 // items; there is no per-step barrier. Every visit deposits the walker's running load, which travels in
-// batches to the owner of the walk's start node.
+// batches to the owner of the walk's start node and is handed to its DepositSink there, followed by a
+// completion record (the walker's hop count) when the walker ends away from home. Deposit batches also
+// leave when the rank runs out of work or every 0.1 s, so that rows complete and release their memory.
 //
 // Termination: walker counts only grow and are bounded by N*n, so once a sum of per-rank finished counts
 // equals N*n every walker has finished, however stale the individual contributions were. Ranks contribute
@@ -17,19 +19,10 @@
 
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/mpi/log.hpp"
+#include "graphrf/walks/deposit_sink.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
-
-// One visit: a walker from start node `row` was at `col` after `step` hops with running load `load`
-// (product of W_{v_t v_t+1} / p(step) over its hops; f and 1/n are applied later). 24 bytes: deposits are
-// the bulk of the walk phase's memory traffic.
-struct Deposit {
-  std::int64_t col;    // global index of the visited node
-  double load;
-  std::uint32_t row;   // local index of the start node at its owner
-  std::int32_t step;
-};
 
 struct WalkStatistics {
   std::int64_t walkers = 0;            // started (global)
@@ -48,14 +41,15 @@ struct WalkLimits {
   std::int64_t walker_batch = 4096;               // walkers per message
   std::int64_t deposit_batch = 8192;              // deposits per message
   double progress_seconds = 2.0;                  // rank-0 progress line interval (0: never)
-  bool record_deposits = true;                    // false: move walkers only (the benchmark's walk phase)
 };
 
 struct WalkResult {
-  std::vector<Deposit> deposits;   // every visit of walks started at owned nodes (unordered)
   WalkStatistics stats;
 };
 
-WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {});
+// Visits of walks started at owned nodes go to `sink`; without one walkers only move (the benchmark's
+// walk phase).
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {},
+                     DepositSink* sink = nullptr);
 
 }  // namespace graphrf
