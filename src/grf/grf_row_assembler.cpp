@@ -4,7 +4,6 @@
 #include <string>
 
 #include "graphrf/core/error.hpp"
-#include "graphrf/core/huge_pages.hpp"
 
 namespace graphrf {
 
@@ -18,19 +17,17 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
     : first_row_(first_row), n_local_(n_local), walkers_(walkers), f_(std::move(f)) {
   open_.resize(static_cast<size_t>(std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1))));
   const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
-  // Huge pages: the output is written front to back, and first touches of fresh 4 KiB pages are the
-  // largest cost of assembly otherwise.
   auto& m = out_.by_length;
-  reserve_huge(m.indptr, static_cast<size_t>(n_local) + 1);
+  m.indptr.reserve(static_cast<size_t>(n_local) + 1);
   m.indptr.push_back(0);
-  reserve_huge(m.col, entries);
-  reserve_huge(m.length, entries);
-  reserve_huge(m.value, entries);
+  m.col.reserve(entries);
+  m.length.reserve(entries);
+  m.value.reserve(entries);
   auto& phi = out_.phi;
-  reserve_huge(phi.indptr, static_cast<size_t>(n_local) + 1);
+  phi.indptr.reserve(static_cast<size_t>(n_local) + 1);
   phi.indptr.push_back(0);
-  reserve_huge(phi.col, entries);
-  reserve_huge(phi.value, entries);
+  phi.col.reserve(entries);
+  phi.value.reserve(entries);
 }
 
 void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> visits) {

@@ -40,19 +40,4 @@ struct HugePageAllocator {
 template <class T>
 using HugeVector = std::vector<T, HugePageAllocator<T>>;
 
-// The same advice for an existing block, e.g. a vector's reserved but untouched storage that will be
-// written front to back: the whole 2 MiB pages inside it are marked.
-inline void advise_huge_pages(const void* p, std::size_t bytes) {
-  constexpr std::size_t page = std::size_t{1} << 21;
-  const auto begin = (reinterpret_cast<std::size_t>(p) + page - 1) / page * page;
-  const auto end = (reinterpret_cast<std::size_t>(p) + bytes) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
-template <class V>
-void reserve_huge(V& v, std::size_t n) {
-  v.reserve(n);
-  advise_huge_pages(v.data(), v.capacity() * sizeof(typename V::value_type));
-}
-
 }  // namespace graphrf
