@@ -8,7 +8,7 @@
 namespace graphrf {
 
 namespace {
-// A slot whose vector grew past this many visits (a rare very long row) gives the memory back.
+// A built row's buffer is kept for reuse unless it grew past this many visits (a rare very long row).
 constexpr size_t kSlotKeepCapacity = size_t{1} << 14;
 }  // namespace
 
@@ -32,6 +32,10 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
 
 void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> visits) {
   auto& r = slot(row);
+  if (r.visits.capacity() == 0 && !spare_.empty()) {  // reuse the buffer of a built row: no fresh memory
+    r.visits = std::move(spare_.back());
+    spare_.pop_back();
+  }
   r.visits.insert(r.visits.end(), visits.begin(), visits.end());
   pending_ += static_cast<std::int64_t>(visits.size());
   peak_pending_ = std::max(peak_pending_, pending_);
@@ -54,7 +58,8 @@ void GrfRowAssembler::build_complete_rows() {
     append_combined_row(out_.phi, out_.by_length, next_row_, f_);
     pending_ -= visits;
     r.visits.clear();
-    if (r.visits.capacity() > kSlotKeepCapacity) r.visits = {};
+    if (r.visits.capacity() <= kSlotKeepCapacity) spare_.push_back(std::move(r.visits));
+    r.visits = {};
     r.walkers_done = r.hops_done = 0;
     ++next_row_;
   }
@@ -68,6 +73,7 @@ AssembledGrf GrfRowAssembler::finish() {
                 std::to_string(r.visits.size()) + " of " + std::to_string(r.hops_done) + " visits arrived)");
   }
   open_ = {};
+  spare_ = {};
   return std::move(out_);
 }
 

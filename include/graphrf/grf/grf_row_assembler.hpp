@@ -51,6 +51,9 @@ class GrfRowAssembler final : public DepositSink {
   std::int64_t first_row_, n_local_, walkers_;
   std::vector<double> f_;
   std::vector<OpenRow> open_;   // ring: row r lives in slot r % size while open
+  // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
+  // once, however wide the window.
+  std::vector<std::vector<Deposit>> spare_;
   std::int64_t next_row_ = 0;   // the oldest row not yet built
   std::int64_t pending_ = 0, peak_pending_ = 0;
   AssembledGrf out_;
