@@ -8,7 +8,7 @@
 #   DATA_DIR=$PWD/data sbatch jobs/real_graphs.sh            # also a Slurm batch script (srun --mpi=pmix)
 #   GRAPHS="cora/cora.cites meshes/bunny.obj" DATA_DIR=~/graphs jobs/real_graphs.sh --walkers 32
 #
-# DATA_DIR holds the files under the names in GRAPHS (the layout of the project's shared data folder):
+# DATA_DIR holds the files under the names in GRAPHS (download them into a folder of your own):
 #   cora/cora.cites                citation graph, LINQS `cited citing` ids      (tkipf/pygcn, data/cora)
 #   road/rome99.gr                 Rome road network, DIMACS-9 shortest-path     (9th DIMACS challenge)
 #   power-grid/USPowerGrid.txt     US western power grid, 1-based pairs          (Watts & Strogatz 1998)

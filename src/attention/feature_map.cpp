@@ -1,4 +1,4 @@
-// Feature maps for the queries and keys of linear attention. See feature_map.hpp and ALGORITHMS.md 4.
+// Feature maps for the queries and keys of linear attention. See feature_map.hpp.
 #include "graphrf/attention/feature_map.hpp"
 
 #include <cmath>

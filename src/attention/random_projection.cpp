@@ -1,5 +1,5 @@
 // Frequency matrices for random features: i.i.d., orthogonal blocks with chi norms, pairwise norm
-// coupling, antithetic pairs. See random_projection.hpp and ALGORITHMS.md 4.3-4.5.
+// coupling, antithetic pairs. See random_projection.hpp.
 #include "graphrf/attention/random_projection.hpp"
 
 #include <boost/math/special_functions/gamma.hpp>

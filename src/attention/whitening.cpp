@@ -1,5 +1,5 @@
 // Pooled query/key moments over ranks and the whitening matrix Lambda^-1/2 for DARKFormer features.
-// See whitening.hpp and ALGORITHMS.md 4.7.
+// See whitening.hpp.
 #include "graphrf/attention/whitening.hpp"
 
 #include <Eigen/Eigenvalues>

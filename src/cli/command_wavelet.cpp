@@ -1,5 +1,6 @@
-// `graphrf wavelet`: random wavelet features (paper 001, Alg. 1) on the partitioned graph: node embeddings
-// Phi with Phi Phi^T ~ h(L) for spectrally localised kernels h, the ones GRFs approximate poorly.
+// `graphrf wavelet`: random wavelet features (de Bassompierre, Delvenne, Jacques 2026, Alg. 1) on the partitioned
+// graph: node embeddings Phi with Phi Phi^T ~ h(L) for spectrally localised kernels h, the ones GRFs approximate
+// poorly.
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"

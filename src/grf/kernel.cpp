@@ -1,7 +1,7 @@
-// Graph kernels as power series in W and their modulation functions f. See kernel.hpp and
-// ALGORITHMS.md §1.1-1.3. Coefficients are built with product recurrences (each factor positive or a
-// generalised-binomial ratio), which keeps the relative error of term k at O(k eps) and lets far terms
-// underflow to zero gracefully instead of overflowing an intermediate beta^k or k!.
+// Graph kernels as power series in W and their modulation functions f. See kernel.hpp. Coefficients are built with
+// product recurrences (each factor positive or a generalised-binomial ratio), which keeps the relative error of
+// term k at O(k eps) and lets far terms underflow to zero gracefully instead of overflowing an intermediate beta^k
+// or k!.
 #include "graphrf/grf/kernel.hpp"
 
 #include <Eigen/Eigenvalues>

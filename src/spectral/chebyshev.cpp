@@ -1,5 +1,5 @@
 // Chebyshev coefficients (plain and Jackson-damped) and the shifted Chebyshev recurrence applied to a
-// distributed block. ALGORITHMS.md 5.1-5.3.
+// distributed block. See chebyshev.hpp.
 #include "graphrf/spectral/chebyshev.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Random wavelet features, Alg. 1 of de Bassompierre, Delvenne, Jacques (ALGORITHMS.md 5.6), on a
-// row-distributed operator. See random_wavelet_features.hpp.
+// Random wavelet features (de Bassompierre, Delvenne, Jacques 2026, "Random wavelet features for graph kernel
+// machines", Alg. 1), on a row-distributed operator. See random_wavelet_features.hpp.
 #include "graphrf/spectral/random_wavelet_features.hpp"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// Graph random features against computations written in this test: an independent serial walker that
-// follows ALGORITHMS.md 1.4 with the same counter-based draws (bitwise equality, any rank count and
-// partition), exact dense kernels (statistical tests with derived tolerances), and walk statistics.
+// Graph random features against computations written in this test: an independent serial walker that follows Reid
+// et al. 2025a ("Linear transformer topological masking with graph random features", Eq. 10) with the same
+// counter-based draws (bitwise equality, any rank count and partition), exact dense kernels (statistical tests
+// with derived tolerances), and walk statistics.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -57,8 +58,8 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> phi_by_id(const Distribu
   return out;
 }
 
-// An independent serial simulation of ALGORITHMS.md 1.4 on the graph given by its entries (W by original
-// ids, neighbours in ascending id order), summing in the order the engine documents.
+// An independent serial simulation of the GRF estimator (Reid et al. 2025a, Eq. 10) on the graph given by
+// its entries (W by original ids, neighbours in ascending id order), summing in the order the engine documents.
 std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::vector<Triplet>& w_entries,
                                                                    const WalkOptions& o, const std::vector<double>& f) {
   std::map<std::int64_t, std::vector<std::pair<std::int64_t, double>>> nb;

@@ -1,6 +1,5 @@
 #!/bin/bash
-# Copied verbatim from the project's shared tools (shared/tools/slurm-down.sh) so that tests/e2e/test_slurm_jobs.py
-# runs in a clone without ../shared; keep the two in step.
+# Part of the project's own throwaway Slurm for tests/e2e/test_slurm_jobs.py (usable by hand too).
 # Tear down the throwaway cluster started by slurm-up.sh. Kills only the daemons named in its pid files.
 BASE=${1:?usage: slurm-down.sh BASE_DIR (the one given to slurm-up.sh)}
 export SLURM_CONF="$BASE/slurm.conf"

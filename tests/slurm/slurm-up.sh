@@ -1,6 +1,5 @@
 #!/bin/bash
-# Copied verbatim from the project's shared tools (shared/tools/slurm-up.sh) so that tests/e2e/test_slurm_jobs.py
-# runs in a clone without ../shared; keep the two in step.
+# Part of the project's own throwaway Slurm for tests/e2e/test_slurm_jobs.py (usable by hand too).
 # Bring up a throwaway single-node Slurm 22.05 cluster (Debian 12) on localhost, as root, without systemd,
 # so that tests can submit real sbatch/srun jobs.  Needs: apt-get install slurm-wlm munge.
 # Usage: eval "$(slurm-up.sh [BASE_DIR] [AUTH: munge|none] [CPUS])"   -> exports SLURM_CONF

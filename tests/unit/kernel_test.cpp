@@ -1,6 +1,7 @@
-// Kernel coefficients alpha, modulation functions f and their validation (ALGORITHMS.md §1.1-1.3).
-// Every expected value is computed here independently: closed forms via std::tgamma / std::pow, and the
-// documented cosine values from ALGORITHMS.md §1.3.
+// Kernel coefficients alpha, modulation functions f and their validation (Reid et al. 2025a, "Linear transformer
+// topological masking with graph random features", Eq. 4 and Lemma 3.1). Every expected value is computed here
+// independently: closed forms via std::tgamma / std::pow, and cosine values from a Taylor expansion done outside
+// this code.
 #include "graphrf/grf/kernel.hpp"
 
 #include <gtest/gtest.h>
@@ -171,7 +172,7 @@ TEST(Kernel, DeconvolutionInvertsSelfConvolution) {
 }
 
 TEST(Kernel, RecursionReproducesTheDocumentedClosedFormF) {
-  // ALGORITHMS.md §1.3, with our prefactors: f for M = P * (series) is sqrt(P) * (f of the series).
+  // Closed forms with our prefactors: f for M = P * (series) is sqrt(P) * (f of the series).
   // The recursion subtracts nearly equal numbers (its relative error grows like 2^k eps for diffusion), so it
   // is compared in absolute terms; kernel_f uses the closed forms and is compared relatively.
   const int n = 30;
@@ -215,8 +216,10 @@ TEST(Kernel, RecursionReproducesTheDocumentedClosedFormF) {
 }
 
 TEST(Kernel, CosineAtQuarterPiMatchesTheDocumentedF) {
-  // ALGORITHMS.md §1.3 lists f = 0.841, 0.330, -0.194, 0.042, -0.033 for cos(a L) with a = pi/4, computed with
-  // the prefactors cos(a), sin(a) kept in alpha, as here: f_0 = sqrt(cos(pi/4)) = 0.8409. Nothing is divided out.
+  // cos(a L) = cos(a (1 - W)), so f holds the Taylor coefficients of sqrt(cos(a (1 - x))) at x = 0; for a = pi/4
+  // they are 0.8409, 0.3302, -0.1945, 0.0424, -0.0325 (expanded symbolically), i.e. to three decimals f = 0.841,
+  // 0.330, -0.194, 0.042, -0.033, with the prefactors cos(a), sin(a) kept in alpha, as here: f_0 = sqrt(cos(pi/4))
+  // = 0.8409. Nothing is divided out.
   const auto f = kernel_f(named(KernelKind::cosine, std::numbers::pi / 4), 10);
   const double documented[] = {0.841, 0.330, -0.194, 0.042, -0.033};
   for (int k = 0; k < 5; ++k) EXPECT_NEAR(f[k], documented[k], 1e-3) << "k = " << k;

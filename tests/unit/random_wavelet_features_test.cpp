@@ -1,5 +1,6 @@
 // Random wavelet features end to end on one rank: kernel error against the exact h(L) and the best rank-K
-// error, the S001 Prop. 1 bound, the Lanczos path for other operators, determinism, and bad input.
+// error, the Prop. 1 bound of de Bassompierre, Delvenne, Jacques 2026 ("Random wavelet features for graph
+// kernel machines"), the Lanczos path for other operators, determinism, and bad input.
 #include "graphrf/spectral/random_wavelet_features.hpp"
 
 #include <gtest/gtest.h>
@@ -55,8 +56,9 @@ TEST(RandomWaveletFeatures, KernelErrorCloseToBestRankKOnAWellSeparatedSpectrum)
       EXPECT_EQ(res.coeff_h.size(), 31u);
       const double err = spectral_norm(exact - res.embedding_local * res.embedding_local.transpose());
       EXPECT_LE(err, 1.5 * best) << cliques << " " << seed << " lambda_K " << res.lambda_k;
-      // S001 Prop. 1: E <= E_R^2 + E_P, E[E_R] <= h^{1/2}(l_{K+1}) + 2 sqrt(K/(r-1)) p(l_{K+1})
-      //   + 2e sqrt(K+r)/r (sum_{j>K} p(l_j)^2)^{1/2}, E_P <= 2 eps_h + eps_h^2.
+      // de Bassompierre et al. 2026, Prop. 1: E <= E_R^2 + E_P,
+      //   E[E_R] <= h^{1/2}(l_{K+1}) + 2 sqrt(K/(r-1)) p(l_{K+1}) + 2e sqrt(K+r)/r (sum_{j>K} p(l_j)^2)^{1/2},
+      //   E_P <= 2 eps_h + eps_h^2.
       const double r = static_cast<double>(res.oversample);
       double tail = 0, eps_h = 0;
       for (Eigen::Index j = 0; j < ev.size(); ++j) {

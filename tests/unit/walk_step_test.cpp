@@ -1,4 +1,5 @@
-// Halting and antithetic termination draws (ALGORITHMS.md 1.4, 3.1).
+// Halting and antithetic termination draws (Reid, Choromanski, Weller 2023, "Quasi-Monte Carlo graph random
+// features").
 #include "graphrf/walks/walk_step.hpp"
 
 #include <gtest/gtest.h>

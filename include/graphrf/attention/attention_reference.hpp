@@ -1,6 +1,7 @@
 #pragma once
 // Dense O(N^2) attention for --reference on small graphs and for tests: exact softmax, mask-weighted
-// softmax, mask-weighted linear attention (the paper's quadratic variant) and the same with any mask.
+// softmax, mask-weighted linear attention (the quadratic variant, Eq. 7 of
+// Reid et al. 2025a, "Linear transformer topological masking with graph random features") and the same with any mask.
 #include <Eigen/Dense>
 
 namespace graphrf {

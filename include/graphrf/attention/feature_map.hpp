@@ -1,21 +1,21 @@
 #pragma once
-// Feature maps phi: R^d -> R^m for the queries and keys of linear attention (ALGORITHMS.md 4.1-4.7),
-// kappa(q, k) ~ phi(q)^T phi(k).
+// Feature maps phi: R^d -> R^m for the queries and keys of linear attention, kappa(q, k) ~ phi(q)^T phi(k).
 //
 //   relu   phi(x) = max(s x, 0) + relu_epsilon, m = d. s = 1/sqrt(d) for queries when relu_scale (as Scenic
 //          does; a per-query factor, so it only changes the weight of the epsilon), else 1.
 //   elu1   phi(x) = elu(x) + 1 = x + 1 (x > 0), exp(x) (x <= 0), m = d (Katharopoulos et al. 2020).
-//   favor  Performer FAVOR+ positive random features for the softmax kernel. With x = d^-1/4 input and
-//          frequencies w_i ~ N(0, I_d) (marginally; see random_projection.hpp),
+//   favor  Performer FAVOR+ positive random features for the softmax kernel (Choromanski et al. 2021). With
+//          x = d^-1/4 input and frequencies w_i ~ N(0, I_d) (marginally; see random_projection.hpp),
 //            phi(x)_i = m^-1/2 exp(w_i^T x - |x|^2/2),   E[phi(q)^T phi(k)] = exp(q^T k / sqrt(d)).
-//   trig   random Fourier features times h(x) = exp(|x|^2/2), for the same softmax kernel: m/2 frequencies
-//          w_i, x = d^-1/4 input, and the blocked layout
+//   trig   random Fourier features (Rahimi and Recht 2007) times h(x) = exp(|x|^2/2), for the same softmax
+//          kernel: m/2 frequencies w_i, x = d^-1/4 input, and the blocked layout
 //            phi(x) = sqrt(2/m) exp(|x|^2/2) [cos(w_1^T x) .. cos(w_{m/2}^T x), sin(w_1^T x) .. sin(w_{m/2}^T x)],
 //          so phi(q)^T phi(k) = (2/m) h(q) h(k) sum_i cos(w_i^T (q - k)) estimates exp(q^T k / sqrt(d)).
 //          m must be even. These features can be negative (can_be_negative), and so can the normaliser.
-//   dark   DARKFormer (S003): positive random features for exp(q^T Sigma k / sqrt(d)), Sigma = M^T M with
-//          M an r x d matrix: phi(x) = PRF_{R^r}(M x), i.e. frequencies w~_i = M^T g_i with g_i ~ N(0, I_r)
-//          drawn like favor's (orthogonal blocks of r rows, PNC, antithetic all apply to the g_i), and
+//   dark   DARKFormer (Farzam et al. 2026, "Data-aware random feature kernel for transformers", §4.1):
+//          positive random features for exp(q^T Sigma k / sqrt(d)), Sigma = M^T M with M an r x d matrix:
+//          phi(x) = PRF_{R^r}(M x), i.e. frequencies w~_i = M^T g_i with g_i ~ N(0, I_r) drawn like favor's
+//          (orthogonal blocks of r rows, PNC, antithetic all apply to the g_i), and
 //            phi(x)_i = m^-1/2 exp(w~_i^T x - |M x|^2/2),   x = d^-1/4 input.
 //          M = Lambda^-1/2 from whitening.hpp makes M x isotropic.
 //
@@ -74,7 +74,9 @@ struct FeatureOptions {
 FeatureKind parse_feature_kind(std::string_view name);
 // Inverse of parse_feature_kind.
 std::string_view feature_kind_name(FeatureKind kind);
-// True for trig: its features, and so its attention normaliser, can be negative (ALGORITHMS.md 2.3).
+// True for trig: its features can be negative, and then so can the attention normaliser
+// sum_j phi(q_i)^T phi(k_j) M_ij, even with a nonnegative mask; the positive maps with f >= 0 and W >= 0 keep it
+// >= f_0^2 phi(q_i)^T phi(k_i) > 0, since every walk from i deposits f_0 / n at i itself.
 bool can_be_negative(FeatureKind kind);
 // favor, trig, dark.
 bool is_random(FeatureKind kind);

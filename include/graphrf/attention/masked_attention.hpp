@@ -1,7 +1,8 @@
 #pragma once
-// GRF-masked linear attention across ranks (ALGORITHMS.md 2.2, 2.4; paper 000 Alg. 1 and 2), one head at
-// a time. Inputs are this rank's rows: features phi(q_i), phi(k_i) (n_local x m), values v_i (n_local x d_v),
-// and the sparse GRF rows of the owned nodes. Nothing of size N x Nm is ever formed.
+// GRF-masked linear attention across ranks (Reid et al. 2025a, "Linear transformer topological masking with graph
+// random features", Alg. 1 and 2), one head at a time. Inputs are this rank's rows: features phi(q_i), phi(k_i)
+// (n_local x m), values v_i (n_local x d_v), and the sparse GRF rows of the owned nodes. Nothing of size N x Nm is
+// ever formed.
 //
 // Symmetric (Alg. 1): key pass S[q] += g phi(k_j) v_j^T, z[q] += g phi(k_j) over the nonzeros (q, g) of
 // the key-side row j, summed locally per q in row order, then one block per remote q goes to q's owner,
@@ -9,6 +10,18 @@
 // out_i = sum_(q,g) g phi(q_i)^T S[q] / sum_(q,g) g phi(q_i)^T z[q], fetching the S[q] and z[q] it needs.
 // Asymmetric (Alg. 2): out_i = sum_j G[i,j] phi(q_i).phi(k_j) v_j / sum_j G[i,j] phi(q_i).phi(k_j), fetching
 // phi(k_j) and v_j of the visited remote nodes.
+//
+// Why Alg. 1 needs no N x Nm matrix. Write g_i for the GRF row of node i (sparse, length N). Step 5 of Alg. 1
+// (Eq. 12 there) is out_i = num_i / den_i with num_i = sum_j (phi(q_i)^T phi(k_j)) (g_i^T g_j) v_j^T and den_i the
+// same sum without v_j^T. Expanding g_i^T g_j = sum_q g_iq g_jq and swapping the sums over j and q:
+//   num_i = phi(q_i)^T sum_q g_iq S[q],   S[q] = sum_j g_jq phi(k_j) v_j^T  (m x d_v),
+//   den_i = phi(q_i)^T sum_q g_iq z[q],   z[q] = sum_j g_jq phi(k_j)         (m).
+// So S and z are sums over the nonzeros of the key-side rows (the key pass), and each query reads only the
+// S[q], z[q] of its own nonzeros (the query pass): O(nnz(G) m d_v) work, O(N m d_v) memory, and the result equals
+// the dense formula exactly up to rounding. In matrix form S = G^T KV and z = G^T Phi_K, with row j of KV the
+// flattened phi(k_j) v_j^T. Alg. 2 divides by (S_i x n) in its last line; a factor common to both of its sums
+// cancels in the ratio, so the plain ratio is already the normalised attention, and the extra n (which would only
+// scale every output by 1/n) is not applied.
 #include <Eigen/Dense>
 #include <cstdint>
 #include <string_view>

@@ -1,7 +1,7 @@
 #pragma once
-// Frequency matrices for random features (ALGORITHMS.md 4.3-4.5): every row w_i has the marginal law
-// N(0, I_dim), so any estimator that is unbiased with i.i.d. Gaussian frequencies stays unbiased; the
-// draws differ only in how the rows depend on each other.
+// Frequency matrices for random features: every row w_i has the marginal law N(0, I_dim), so any estimator that is
+// unbiased with i.i.d. Gaussian frequencies stays unbiased; the draws differ only in how the rows depend on each
+// other.
 //
 //   iid             rows independent N(0, I_dim).
 //   orthogonal      blocks of dim rows (Yu et al. 2016): the directions of a block are the rows of a
@@ -10,9 +10,11 @@
 //                   `scaling=0`). m > dim stacks independent blocks and truncates the last one.
 //   orthogonal_pnc  as orthogonal, but inside each block the directions (2j, 2j+1) get the negatively
 //                   coupled norms F^-1(u), F^-1(1-u), u ~ U(0,1), F the chi_dim CDF (pairwise norm coupling,
-//                   S002 Def. 3.3); with dim odd the last direction of a block keeps an independent norm.
+//                   Reid et al. 2025b, "Variance-reducing couplings for random features", Def. 3.3 and
+//                   Thm 3.2); with dim odd the last direction of a block keeps an independent norm.
 //   antithetic      (a flag on top of any draw) rows 0 .. m/2-1 are drawn as above and rows m/2 .. m-1 are
-//                   their negatives: row m/2 + i == -row i (S002 Thm 3.5). m must be even.
+//                   their negatives: row m/2 + i == -row i (Reid et al. 2025b, Thm 3.5). m must
+//                   be even.
 //
 // Every random number comes from philox_block(seed, RngDomain::feature_draw, block, purpose, row, column/2):
 // keyed by the position in the matrix, never by the rank, so every rank draws bit-identical matrices. The

@@ -1,7 +1,8 @@
 #pragma once
-// Data-aware whitening for DARKFormer features (ALGORITHMS.md 4.7, S003 Prop. C.1): M = Lambda^-1/2, with
-// Lambda the covariance of the pooled queries and keys, so that M x is isotropic and the dark feature map
-// estimates exp(q^T Lambda^-1 k / sqrt(d)). The rows are spread over ranks; the moments are global.
+// Data-aware whitening for DARKFormer features (Farzam et al. 2026, "Data-aware random feature kernel for
+// transformers", Prop. C.1): M = Lambda^-1/2, with Lambda the covariance of the pooled queries and keys, so that M
+// x is isotropic and the dark feature map estimates exp(q^T Lambda^-1 k / sqrt(d)). The rows are spread over
+// ranks; the moments are global.
 //
 // Reproducibility: the per-rank partial sums are combined in a fixed binomial-tree order by point-to-point
 // messages and rank 0's result is broadcast, so for a fixed rank count and row distribution the moments

@@ -1,7 +1,8 @@
 #pragma once
-// Graph random features assembled from walk deposits (ALGORITHMS.md 1.4, 1.7). The walks are kept
-// length-resolved, M_t[i, q] = (1/n) * sum of the loads of walks from i that are at q after t hops, so that
-// Phi = sum_t f_t M_t can be rebuilt for any modulation f without walking again ("walk once, mask many").
+// Graph random features assembled from walk deposits (Reid et al. 2025a, "Linear transformer topological masking
+// with graph random features", Eq. 10). The walks are kept length-resolved, M_t[i, q] = (1/n) * sum of the loads
+// of walks from i that are at q after t hops, so that Phi = sum_t f_t M_t can be rebuilt for any modulation f
+// without walking again ("walk once, mask many").
 // Sums run in a fixed order (by column and hop count, then equal-key loads in ascending order of value), so
 // the result is bitwise the same whatever order the deposits arrived in, i.e. for any rank count and
 // partition.

@@ -1,9 +1,11 @@
 #pragma once
 // From a kernel and walk options to GRF matrices: choose f, walk (one or two ensembles), assemble
 // length-resolved rows, combine with f, and optionally compare with the exact kernel on small graphs.
-//   symmetric      Phi with f = sqrt-deconvolution of alpha; kernel estimate Phi Phi^T (ALGORITHMS.md 1.2)
-//   two-ensembles  two independent ensembles; Phi1 Phi2^T is unbiased on the diagonal too (1.5)
-//   asymmetric     one side one-hot, the other f = alpha; the kernel estimate is Phi itself (1.6)
+//   symmetric      Phi with f = sqrt-deconvolution of alpha; kernel estimate Phi Phi^T (Reid et al. 2025a,
+//                  "Linear transformer topological masking with graph random features", Lemma 3.1)
+//   two-ensembles  two independent ensembles; Phi1 Phi2^T is unbiased on the diagonal too
+//   asymmetric     one side one-hot, the other f = alpha; the kernel estimate is Phi itself
+//                  (Reid et al. 2025a, App. D)
 #include <Eigen/Dense>
 #include <string_view>
 #include <vector>
@@ -40,8 +42,8 @@ struct NnzSummary {
   double mean = 0;
 };
 NnzSummary nnz_per_row(const Communicator& comm, const SparseRows& rows);
-// Lemma 3.3: with probability >= 1 - delta all n walks from a node have at most b hops, so a row has at most
-// 1 + n*b nonzeros, b = ln(1 - (1-delta)^(1/n)) / ln(1-p).
+// Reid et al. 2025a, Lemma 3.3: with probability >= 1 - delta all n walks from a node have at most b hops,
+// so a row has at most 1 + n*b nonzeros, b = ln(1 - (1-delta)^(1/n)) / ln(1-p).
 double sparsity_bound(std::int64_t walkers, double p_halt, double delta);
 
 // The kernel estimate as a dense matrix on rank 0 (Phi Phi^T, Phi1 Phi2^T symmetrised, or Phi).

@@ -1,5 +1,6 @@
 #pragma once
-// Graph kernels as power series in W, and their modulation functions f (ALGORITHMS.md §1.1-1.3, §1.9).
+// Graph kernels as power series in W, and their modulation functions f (Reid et al. 2025a, "Linear
+// transformer topological masking with graph random features", Eq. 4 and Lemma 3.1).
 //
 // A kernel is the matrix M = sum_k alpha_k W^k, where W is either the normalised adjacency
 // D^-1/2 A D^-1/2 (spectrum in [-1, 1]) or a scaled raw adjacency c*A, and L = I - W. Every named kernel
@@ -74,8 +75,12 @@ void validate(const KernelSpec& spec, double spectral_radius_of_W);
 // for kind f this is self_convolution(coefficients, n_terms). Calls validate_parameters.
 std::vector<double> kernel_alpha(const KernelSpec& spec, int n_terms);
 
-// Deconvolution (ALGORITHMS.md §1.2): f_0 = sqrt(alpha_0),
-// f_k = (alpha_k - sum_{p=1}^{k-1} f_p f_{k-p}) / (2 f_0). Same length as alpha.
+// Deconvolution, f * f = alpha (Reid et al. 2025a, Lemma 3.1). Why this recursion: the k-th convolution term
+// sum_{p=0}^{k} f_p f_{k-p} contains f_k twice (p = 0 and p = k), each time times f_0, and otherwise only
+// f_1 .. f_{k-1}. So k = 0 gives f_0^2 = alpha_0, and each k >= 1 is linear in the one new unknown f_k:
+//   f_0 = sqrt(alpha_0),   f_k = (alpha_k - sum_{p=1}^{k-1} f_p f_{k-p}) / (2 f_0).
+// Equivalently, f holds the Taylor coefficients of sqrt(sum_k alpha_k x^k) at x = 0; the positive root is
+// taken so that f_0 > 0 (every walk deposits f_0 at its start). Same length as alpha.
 // Throws InputError if alpha_0 <= 0 or is not finite.
 std::vector<double> modulation_f(std::span<const double> alpha);
 

@@ -1,6 +1,6 @@
 #pragma once
-// Chebyshev polynomial filters p(L) X on the spectrum interval [0, lambda_max] (ALGORITHMS.md 5.1-5.3;
-// GSPBox gsp_cheby_op / gsp_jackson_cheby_coeff, PyGSP compute_cheby_coeff).
+// Chebyshev polynomial filters p(L) X on the spectrum interval [0, lambda_max] (Jackson damping as in
+// Di Napoli, Polizzi, Saad 2016, "Efficient estimation of eigenvalue counts in an interval"; GSPBox gsp_cheby_op / gsp_jackson_cheby_coeff, PyGSP compute_cheby_coeff).
 //
 // With a1 = a2 = lambda_max / 2 the shifted polynomials are Tb_k(x) = T_k((x - a2) / a1), and a filter of
 // degree M is p(x) = c_0 / 2 + sum_{k=1}^{M} c_k Tb_k(x). Convention: c_0 is stored doubled (coefficient

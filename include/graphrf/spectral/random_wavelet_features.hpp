@@ -1,6 +1,7 @@
 #pragma once
-// Random wavelet features [de Bassompierre, Delvenne, Jacques, Alg. 1; ALGORITHMS.md 5.6]: a node embedding
-// Phi with Phi^T Phi ~ h(L) for the normalised Laplacian L and a positive kernel function h on its spectrum.
+// Random wavelet features (de Bassompierre, Delvenne, Jacques 2026, "Random wavelet features for graph kernel
+// machines", Alg. 1): a node embedding Phi with Phi^T Phi ~ h(L) for the normalised Laplacian L and a positive
+// kernel function h on its spectrum.
 //   1. lambda_K by eigencount dichotomy (spectrum_estimate.hpp);
 //   2. c_chi: Jackson-Chebyshev low-pass 1_[0, lambda_K] of degree M_chi;
 //   3. G ~ N(0, 1)^{N x (K + r)}, entry (node, c) keyed by (seed, node's original id, c);

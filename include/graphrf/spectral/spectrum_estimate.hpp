@@ -1,8 +1,11 @@
 #pragma once
-// Spectrum estimates for a symmetric positive semi-definite distributed operator (ALGORITHMS.md 5.1, 5.4, 5.5):
+// Spectrum estimates for a symmetric positive semi-definite distributed operator:
 //  - lambda_max by Lanczos (for operators other than the normalised Laplacian, whose lambda_max is 2);
-//  - the eigencount estimator round(||p_lambda(L) R||_F^2) [Puy et al. 2018; Di Napoli, Polizzi, Saad 2016];
-//  - the dichotomy for lambda_K [Puy et al. 2018, Alg. 1; CSCbox estimate_lambda_k.m].
+//  - the eigencount estimator round(||p_lambda(L) R||_F^2) [Puy et al. 2018, "Random sampling of bandlimited
+//    signals on graphs"; Di Napoli, Polizzi, Saad 2016, "Efficient estimation of eigenvalue counts in an
+//    interval"];
+//  - the dichotomy for lambda_K [Puy et al. 2018, Alg. 1; CSCbox estimate_lambda_k.m, the toolbox of
+//    Tremblay et al. 2016, "Compressive spectral clustering"].
 // Random blocks are drawn from counter-based streams keyed by (seed, row key, column), and every global sum
 // goes through RowBlockReducer, so all results are the same at any rank count.
 #include <Eigen/Dense>

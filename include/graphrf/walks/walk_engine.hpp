@@ -1,12 +1,17 @@
 #pragma once
-// Distributed halting random walks (ALGORITHMS.md 1.4). n walkers start at every node; a walker is
-// simulated by the rank owning its current node and hops there until it halts, hits max_length or a dead
-// end, or steps onto a node another rank owns; then it joins a per-destination batch. Batches leave with
-// non-blocking sends when full or when the rank runs out of local work; receives are polled between work
-// items; there is no per-step barrier. Every visit deposits the walker's running load, which travels in
-// batches to the owner of the walk's start node and is handed to its DepositSink there, followed by a
-// completion record (the walker's hop count) when the walker ends away from home. Deposit batches also
-// leave when the rank runs out of work or every 0.1 s, so that rows complete and release their memory.
+// Distributed halting random walks (Reid et al. 2025a, "Linear transformer topological masking with graph random
+// features", §3.3). n walkers start at every node; a walker is simulated by the rank owning its current node and
+// hops there until it halts, hits max_length or a dead end, or steps onto a node another rank owns; then it joins
+// a per-destination batch. Batches leave with non-blocking sends when full or when the rank runs out of local
+// work; receives are polled between work items; there is no per-step barrier. Every visit deposits the walker's
+// running load, which travels in batches to the owner of the walk's start node and is handed to its
+// DepositSink there, followed by a completion record (the walker's hop count) when the walker ends away
+// from home. Deposit batches also leave when the rank runs out of work or every 0.1 s, so that rows
+// complete and release their memory.
+//
+// The load is the importance weight of Eq. 10 there, kept as a running product: it starts at 1 and each
+// hop u -> v multiplies it by W_uv / P(that hop | the walk so far), i.e. by W_uv deg(u) / (1 - p) for a
+// uniform step (halting is tested before every hop), so after t hops it is w~(walk) / p(walk prefix).
 //
 // Termination: walker counts only grow and are bounded by N*n, so once a sum of per-rank finished counts
 // equals N*n every walker has finished, however stale the individual contributions were. Ranks contribute

@@ -1,5 +1,7 @@
 #pragma once
-// Parameters of the halting random walks behind graph random features (ALGORITHMS.md 1.4, 3.1).
+// Parameters of the halting random walks behind graph random features (Reid et al. 2025a, "Linear
+// transformer topological masking with graph random features", §3.3; antithetic termination: Reid, Choromanski,
+// Weller 2023, "Quasi-Monte Carlo graph random features").
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,5 +1,7 @@
 #pragma once
-// One hop of a halting random walk, as a pure function of the walker's identity (ALGORITHMS.md 1.4, 3.1).
+// One hop of a halting random walk, as a pure function of the walker's identity (Reid et al. 2025a, "Linear
+// transformer topological masking with graph random features", §3.3; antithetic termination: Reid, Choromanski,
+// Weller 2023, "Quasi-Monte Carlo graph random features").
 // Every draw is keyed by (seed, original id of the start node, walker, step, ensemble), so a walk is the
 // same whichever rank simulates it. Before every hop the walker halts with probability p; under antithetic
 // coupling walkers k and k + n/2 share a uniform tau per step and use tau and (tau + 1/2) mod 1, so for
