@@ -6,6 +6,7 @@
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/graph/graph_output.hpp"
+#include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/grf/grf_output.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/io/h5_output.hpp"
@@ -60,9 +61,16 @@ int run_grf(const CommandContext& ctx) {
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, reference);
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 
+  const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, ensembles(estimator));
+  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: one entry per visit)");
   const GrfRun run = compute_grf(g, kernel, walk, estimator, log);
   const NnzSummary nnz = nnz_per_row(comm, run.phi[0]);
   report_grf(log, run, nnz, walk);
+  // Measured peak against the same terms with the output actually held (the target: within 1.5x).
+  const GrfMemory held = grf_memory_with_output(estimate, run);
+  const double peak_mib = comm.max(peak_memory_mib()), bound_mib = comm.max(held.total()) / kMiB;
+  log.info("memory      peak per rank (max) " + fmt(peak_mib, 0) + " MiB = " + fmt(peak_mib / bound_mib, 2) + " x (" +
+           describe_max(comm, held) + ")");
 
   double error = -1;
   Eigen::MatrixXd exact;
@@ -81,7 +89,9 @@ int run_grf(const CommandContext& ctx) {
   std::ostringstream result;
   result << "nodes=" << g.n_global() << " walkers=" << run.walks[0].walkers << " hops=" << run.walks[0].hops
          << " nnz_mean=" << fmt(nnz.mean, 3) << " nnz_max=" << nnz.max << " walk_seconds=" << fmt(run.walks[0].walk_seconds, 4)
-         << " assemble_seconds=" << fmt(run.assemble_seconds, 4);
+         << " assemble_seconds=" << fmt(run.assemble_seconds, 4) << " memory_estimate_mib=" << fmt(comm.max(estimate.total()) / kMiB, 1)
+         << " memory_bound_mib=" << fmt(bound_mib, 1) << " peak_mib=" << fmt(peak_mib, 1)
+         << " peak_vs_bound=" << fmt(peak_mib / bound_mib, 3);
   if (reference) result << " kernel_error=" << fmt(error, 8);
   log.result(result.str());
 

@@ -2,12 +2,20 @@
 
 #include <sys/resource.h>
 
+#include <fstream>
+
 namespace graphrf {
 
 double peak_memory_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+bool reset_peak_memory() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";  // 5: reset the peak resident set size
+  return static_cast<bool>(clear.flush());
 }
 
 MinAvgMax min_avg_max(const Communicator& comm, double local) {

@@ -29,7 +29,7 @@ struct GrfRun {
   std::vector<LengthResolvedGrf> by_length;  // one per ensemble
   std::vector<SparseRows> phi;               // one per ensemble
   std::vector<WalkStatistics> walks;         // one per ensemble
-  double assemble_seconds = 0;
+  double assemble_seconds = 0;              // after the walks (rows are assembled while they run)
 };
 
 // Validates the kernel against W's spectral radius and warns about negative f. Collective.
