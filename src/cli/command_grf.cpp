@@ -6,11 +6,11 @@
 #include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/run_phase.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
-#include "graphrf/walks/walk_memory.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/graph/graph_output.hpp"
+#include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/grf/grf_output.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/io/h5_output.hpp"
@@ -82,22 +82,22 @@ int run_grf(const CommandContext& ctx) {
   check_reference_plan(g, reference, walk);
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 
-  {
-    // Refused before walking when the walks cannot fit (two-ensemble runs walk twice).
-    const int ensembles = estimator == GrfEstimator::two_ensembles ? 2 : 1;
-    const double need = comm.max(ensembles * estimate_walk_bytes(g, walk));
-    const std::uint64_t limit = memory_limit_per_rank(comm, graph_options.memory_limit);
-    log.info("memory      about " + format_bytes(need) + " per rank for the walks" +
-             (limit > 0 ? " (limit " + format_bytes(static_cast<double>(limit)) + " per rank)" : ""));
-    check_memory_fits(comm, need, limit, "walking (" + std::to_string(walk.walkers) + " walkers per node, p_halt " +
-                                              fmt(walk.p_halt) + ")");
-  }
+  // Refused before walking when the walks cannot fit (two-ensemble runs walk twice).
+  const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, ensembles(estimator));
+  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: one entry per visit)");
+  check_memory_fits(comm, comm.max(estimate.total()), memory_limit_per_rank(comm, graph_options.memory_limit),
+                    "walking (" + std::to_string(walk.walkers) + " walkers per node, p_halt " + fmt(walk.p_halt) + ")");
   const RunPhase walking("walking " + graph_options.graph);
   const GrfRun run = compute_grf(g, kernel, walk, estimator, log);
   const NnzSummary nnz = nnz_per_row(comm, run.phi[0]);
   report_grf(log, run, nnz, walk, g.n_global());
   for (const auto& w : run.walks) phases.add("walk", w.walk_seconds);
   phases.add("assemble", run.assemble_seconds);
+  // Measured peak against the same terms with the output actually held (the target: within 1.5x).
+  const GrfMemory held = grf_memory_with_output(estimate, run);
+  const double peak_mib = comm.max(peak_memory_mib()), bound_mib = comm.max(held.total()) / kMiB;
+  log.info("memory      peak per rank (max) " + fmt(peak_mib, 0) + " MiB = " + fmt(peak_mib / bound_mib, 2) + " x (" +
+           describe_max(comm, held) + ")");
 
   phase.reset();
   double error = -1;
@@ -131,7 +131,9 @@ int run_grf(const CommandContext& ctx) {
   std::ostringstream result;
   result << "nodes=" << g.n_global() << " walks=" << run.walks[0].walkers << " walkers_per_node=" << walk.walkers << " hops=" << run.walks[0].hops
          << " nnz_mean=" << fmt(nnz.mean, 3) << " nnz_max=" << nnz.max << " walk_seconds=" << fmt(run.walks[0].walk_seconds, 4)
-         << " assemble_seconds=" << fmt(run.assemble_seconds, 4);
+         << " assemble_seconds=" << fmt(run.assemble_seconds, 4) << " memory_estimate_mib=" << fmt(comm.max(estimate.total()) / kMiB, 1)
+         << " memory_bound_mib=" << fmt(bound_mib, 1) << " peak_mib=" << fmt(peak_mib, 1)
+         << " peak_vs_bound=" << fmt(peak_mib / bound_mib, 3);
   if (reference.enabled) {
     result << " kernel_error=" << fmt(error, 8) << " reference_sampled=" << (dense ? 0 : 1);
     if (!dense) result << " kernel_error_se=" << fmt(sampled.standard_error, 8) << " reference_samples=" << sampled.samples;

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/grf/grf_memory.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
 #include "graphrf/grf/spectral_radius.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -25,6 +27,19 @@ const char* estimator_name(GrfEstimator e) {
   return "?";
 }
 
+namespace {
+
+// Which owned rows start walkers (empty when every row does).
+std::vector<bool> rows_starting_walkers(const DistributedGraph& g, const WalkOptions& walk) {
+  if (walk.start_every == 1) return {};
+  std::vector<bool> starts(static_cast<size_t>(g.n_local()));
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    starts[static_cast<size_t>(i)] = starts_walkers(walk, g.canonical_index[static_cast<size_t>(i)]);
+  return starts;
+}
+
+}  // namespace
+
 GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk, GrfEstimator estimator,
                    const Log& log, const WalkLimits& limits) {
   const Communicator& comm = *g.comm;
@@ -44,17 +59,19 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
   if (has_negative(run.f))
     log.warn(std::string(estimator == GrfEstimator::asymmetric ? "alpha" : "f") +
              " has negative entries: the masked-attention normaliser can be negative");
-  const int ensembles = estimator == GrfEstimator::two_ensembles ? 2 : 1;
-  for (int e = 0; e < ensembles; ++e) {
+  for (int e = 0; e < ensembles(estimator); ++e) {
     WalkOptions o = walk;
     o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble
-    WalkResult result = run_walks(g, o, log, limits);
+    // Rows are assembled while the walks run, each as soon as its walkers have all ended.
+    GrfRowAssembler assembler(g.first(), g.n_local(), walk.walkers, run.f, open_row_limit(walk, limits),
+                              expected_entries(walk, g.n_local()), rows_starting_walkers(g, walk));
+    WalkResult result = run_walks(g, o, log, limits, &assembler);
     run.walks.push_back(result.stats);
     Timer timer;
-    log.info("assemble    sorting " + std::to_string(comm.sum(static_cast<std::int64_t>(result.deposits.size()))) +
-             " deposits into length-resolved rows, then Phi = sum_t f_t M_t");
-    run.by_length.push_back(assemble_length_resolved(std::move(result.deposits), g.first(), g.n_local(), walk.walkers));
-    run.phi.push_back(combine_lengths(run.by_length.back(), run.f));
+    AssembledGrf rows;
+    collective_try(comm, [&] { rows = assembler.finish(); });
+    run.by_length.push_back(std::move(rows.by_length));
+    run.phi.push_back(std::move(rows.phi));
     run.assemble_seconds += comm.max(timer.seconds());
   }
   return run;

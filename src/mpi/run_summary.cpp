@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace graphrf {
 
@@ -10,6 +11,12 @@ double peak_memory_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+bool reset_peak_memory() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";  // 5: reset the peak resident set size
+  return static_cast<bool>(clear.flush());
 }
 
 MinAvgMax min_avg_max(const Communicator& comm, double local) {

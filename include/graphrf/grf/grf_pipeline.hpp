@@ -29,7 +29,7 @@ struct GrfRun {
   std::vector<LengthResolvedGrf> by_length;  // one per ensemble
   std::vector<SparseRows> phi;               // one per ensemble
   std::vector<WalkStatistics> walks;         // one per ensemble
-  double assemble_seconds = 0;
+  double assemble_seconds = 0;              // after the walks (rows are assembled while they run)
   double spectral_radius = 0;        // of W
   double truncation_bias_bound = 0;  // bound on ||E[estimate] - M||_2 from stopping walks at max_length
 };

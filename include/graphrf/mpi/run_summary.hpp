@@ -16,8 +16,11 @@ struct MinAvgMax {
 };
 MinAvgMax min_avg_max(const Communicator& comm, double local);
 
-// Peak resident memory of this process so far, in MiB.
+// Peak resident memory of this process so far (or since reset_peak_memory), in MiB.
 double peak_memory_mib();
+// Restarts the peak at the current resident size (Linux /proc/self/clear_refs), so that one phase of a
+// run can be measured on its own. Returns false where that is not possible.
+bool reset_peak_memory();
 
 void print_run_summary(const Log& log, const Communicator& comm, double seconds);
 
