@@ -135,7 +135,7 @@ def inject(fault, phase, existing):
                 f.write(SENTINEL)
         if phase == "walk":
             job = Job(WALK_ARGS + ["--out", out])
-            job.wait_for(job.stdout, "walk ")
+            job.wait_for(job.stdout, "memory      estimate")  # printed as the walks start
         else:
             job = Job(WRITE_ARGS + ["--out", out], env={"GRAPHRF_FAULT_PAUSE_BEFORE_COMMIT": "60"})
             job.wait_for(job.stderr, "fault injection: pausing")

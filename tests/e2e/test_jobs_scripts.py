@@ -146,7 +146,7 @@ def main():
                 ("grf.sbatch", {"GRAPH": "/no/such/graph.txt"}, "graph file '/no/such/graph.txt' not found"),
                 ("grf.sbatch", {"GRAPHRF_BIN": "/no/such/graphrf"}, "no such executable"),
                 ("grf.sbatch", {"LAUNCHER": "srun"}, "LAUNCHER=srun needs a Slurm job"),
-                ("attention.sbatch", {"CONFIG": bad_ini}, "unrecognised option 'walkrs'"),
+                ("attention.sbatch", {"CONFIG": bad_ini}, "bad.ini:2: unknown option 'walkrs'"),
                 ("attention.sbatch", {"WALKERS": "many"}, "invalid options for graphrf attention"),
                 ("grf.sbatch", {"PARTITION": "file:/no/parts"}, "partition file '/no/parts' not found"),
                 ("grf.sbatch", {"GRAPH": "grid:6x6", "PARTITION": "file:" + too_many_parts},

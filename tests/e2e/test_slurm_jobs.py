@@ -284,7 +284,8 @@ def main():
                 ("missing graph file", "grf.sbatch", "grf", {"GRAPH": os.path.join(work, "no-such-graph.txt")},
                  "grf.sbatch: error: graph file"),
                 ("config with a misspelt key", "attention.sbatch", "attention", {"CONFIG": bad_config},
-                 "attention.sbatch: error: invalid options for graphrf attention: unrecognised option 'walkrs'")):
+                 "attention.sbatch: error: invalid options for graphrf attention: " + bad_config +
+                 ":2: unknown option 'walkrs'")):
             job = submit(script, 2, extra)
             log = read_text(os.path.join(work, f"{name}-{job.job_id}.out")) if job.job_id else None
             lines = (log or "").strip().splitlines()
