@@ -185,4 +185,12 @@ void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& ref
   });
 }
 
+void check_dense_size(const DistributedGraph& g, const std::string& what) {
+  collective_try(*g.comm, [&] {
+    if (g.n_global() > kMaxDenseReferenceNodes)
+      throw InputError(what + " is dense, at most " + std::to_string(kMaxDenseReferenceNodes) + " nodes (the graph has " +
+                       std::to_string(g.n_global()) + ")");
+  });
+}
+
 }  // namespace graphrf

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
-#include "graphrf/reference/reference_plan.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
@@ -99,12 +98,7 @@ int run_bench_couplings(const CommandContext& ctx) {
       std::vector<double> exact_rank;
       double exact_rank_norm_sq = 0;
       if (is_kernel) {
-        collective_try(comm, [&] {
-          if (g.n_global() > kMaxDenseReferenceNodes)
-            throw InputError("bench-couplings --targets kernel: the exact kernel is dense, at most " +
-                             std::to_string(kMaxDenseReferenceNodes) + " nodes (the graph has " +
-                             std::to_string(g.n_global()) + ")");
-        });
+        check_dense_size(g, "bench-couplings --targets kernel: the exact kernel");
         const Eigen::MatrixXd w = gather_dense_w(g, base);
         if (comm.is_root()) exact_kernel = kernel_matrix_exact(kernel, w);
       } else {

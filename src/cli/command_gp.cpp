@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
-#include "graphrf/reference/reference_plan.hpp"
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/gp/gp_learning.hpp"
@@ -236,11 +235,7 @@ int run_gp(const CommandContext& ctx) {
   });
   Timer total;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, o.out);
-  collective_try(comm, [&] {
-    if (o.reference && g.n_global() > kMaxDenseReferenceNodes)
-      throw InputError("--reference: the exact-kernel GP is dense, at most " + std::to_string(kMaxDenseReferenceNodes) +
-                       " nodes (the graph has " + std::to_string(g.n_global()) + ")");
-  });
+  if (o.reference) check_dense_size(g, "--reference: the exact-kernel GP");
   log.info("kernel      sigma_f^2 x " + describe(kernel) + ", noise sigma_n = " + fmt(o.sigma_n, 4) + " (starting values), learn " +
            gp_learn_name(o.learn));
 

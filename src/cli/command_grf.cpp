@@ -3,7 +3,6 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
-#include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/run_phase.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/grf/dense_gather.hpp"

@@ -87,5 +87,8 @@ void add_reference_options(po::options_description& desc, const std::string& wha
 ReferenceOptions reference_options_from(const po::variables_map& vm);
 // Refuses (collectively) a reference this graph cannot have: the sampled reference needs normalised weights.
 void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk);
+// Collective: InputError "<what> is dense, at most 5000 nodes (the graph has N)" when g is too large for a dense
+// N x N computation on one rank.
+void check_dense_size(const DistributedGraph& g, const std::string& what);
 
 }  // namespace graphrf
