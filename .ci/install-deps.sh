@@ -18,8 +18,12 @@ PACKAGES=(
   libnanoflann-dev
   # Slurm test: a throwaway single-node Slurm with munge authentication
   slurm-wlm munge
+  # fuzzing the text parsers (libFuzzer: -fsanitize=fuzzer)
+  clang-14 libclang-rt-14-dev
   # end-to-end checks read the HDF5 output with Debian's python3
   python3 python3-h5py python3-scipy python3-numpy python3-matplotlib
+  # readers users use: anndata reads /grf and /graph through its own element reader (Debian 12: 0.8)
+  python3-anndata
 )
 
 # One dpkg-query for all: "name status" for every package dpkg knows; unknown ones are simply absent.

@@ -67,15 +67,22 @@ def read_h5(path):
             run["nodes"] = int(f["nodes/id"].shape[0])
         if "walks/length_histogram" in f:
             run["lengths"] = np.asarray(f["walks/length_histogram"][()], dtype=np.int64)
-            run["walkers"] = int(f["walks"].attrs.get("walkers", run["lengths"].sum()))
+            attrs = f["walks"].attrs  # "walks" is the total, "walkers_per_node" the --walkers option
+            run["walks"] = int(attrs.get("walks", attrs.get("walkers", run["lengths"].sum())))
         if "grf/indptr" in f:
             run["nnz"] = np.diff(np.asarray(f["grf/indptr"][()], dtype=np.int64))
         elif "attention/stats/nnz_per_row" in f:
-            run["nnz"] = np.asarray(f["attention/stats/nnz_per_row"][()], dtype=np.int64)
+            nnz = np.asarray(f["attention/stats/nnz_per_row"][()], dtype=np.int64)
+            if nnz.ndim == 2:  # multi-head: N x H; each head has its own GRF rows, the panel shows head 0
+                run["nnz_note"] = f" (head 0 of {nnz.shape[1]})"
+                nnz = nnz[:, 0]
+            run["nnz"] = nnz
+        if "attention/reference/error_vs_masked_linear" in f:
+            run["attention_error"] = float(np.ravel(f["attention/reference/error_vs_masked_linear"][()])[0])
         err = f.attrs.get("kernel_relative_frobenius_error")
         if err is not None:
             run["kernel_error"] = float(err)
-    if not any(k in run for k in ("lengths", "nnz", "kernel_error")):
+    if not any(k in run for k in ("lengths", "nnz", "kernel_error", "attention_error")):
         print(f"{PROG}: note: {path} has no /walks, /grf or kernel error (not a graphrf grf output?)", file=sys.stderr)
     return run
 
@@ -87,18 +94,23 @@ def read_csv_rows(path):
     return [r for r in rows if r and list(r.values())[0] != list(r.keys())[0]]
 
 
-def error_points_from_csv(path):
-    """(graph, walkers per node, kernel error) from CSV rows of RESULT fields."""
+def error_points_from_csv(path, key="kernel_error"):
+    """(graph, walkers per node, error) from CSV rows of RESULT fields: kernel_error of grf sweeps, or
+    head0_error_vs_masked_linear of attention sweeps."""
     pts = []
     for r in read_csv_rows(path):
         try:
-            err = float(r["kernel_error"])
-            per_node = float(r["walkers"]) / float(r["nodes"])
+            err = float(r[key])
+            per_node = float(r["walkers_per_node"]) if "walkers_per_node" in r else \
+                float(r["walkers"]) if key != "kernel_error" else float(r["walks"]) / float(r["nodes"])
         except (KeyError, TypeError, ValueError):
             continue
         pts.append((r.get("graph") or os.path.basename(path), per_node, err))
+    if not pts and key == "kernel_error":
+        return error_points_from_csv(path, "head0_error_vs_masked_linear")
     if not pts:
-        print(f"{PROG}: note: {path} has no rows with walkers, nodes and kernel_error", file=sys.stderr)
+        print(f"{PROG}: note: {path} has no rows with walkers and kernel_error or head0_error_vs_masked_linear",
+              file=sys.stderr)
     return pts
 
 
@@ -112,9 +124,12 @@ def compute_time(row):
 
 
 def short_label(run):
-    """A legend label: graph and walkers per node when known, else the file name."""
-    if run.get("walkers") and run.get("nodes"):
-        return f"{run['graph']}, n={run['walkers'] / run['nodes']:g}"
+    """A legend label: graph, kernel, p_halt and walkers per node when known, else the file name."""
+    cfg = run.get("config", {})
+    n = cfg.get("walkers") or (f"{run['walks'] / run['nodes']:g}" if run.get("walks") and run.get("nodes") else None)
+    if n:
+        kernel = cfg.get("kernel", "?") + (f" beta={cfg['beta']}" if "beta" in cfg and "alpha" not in cfg else "")
+        return f"{run['graph']}, {kernel}, p_halt={cfg.get('p-halt', '?')}, n={n}"
     name = run["label"]
     return name if len(name) <= 32 else "..." + name[-29:]
 
@@ -154,14 +169,14 @@ def plot_nnz(ax, runs):
     for run in runs:
         nnz = run["nnz"]
         ax.hist(nnz, bins=bins, histtype="step", lw=1.6, weights=np.full(len(nnz), 1.0 / len(nnz)),
-                label=f"{short_label(run)}: mean {nnz.mean():.1f}, max {nnz.max()}")
+                label=f"{short_label(run)}{run.get('nnz_note', '')}: mean {nnz.mean():.1f}, max {nnz.max()}")
     ax.set_xlabel("nonzeros per row of the GRF matrix")
     ax.set_ylabel("fraction of rows")
     ax.set_title("GRF sparsity")
     ax.legend(fontsize=7)
 
 
-def plot_errors(ax, points):
+def plot_errors(ax, points, what="kernel"):
     by_graph = defaultdict(list)
     for graph, n, err in points:
         by_graph[graph].append((n, err))
@@ -181,8 +196,12 @@ def plot_errors(ax, points):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("walkers per node n")
-    ax.set_ylabel("||K_GRF - K||_F / ||K||_F")
-    ax.set_title("kernel error vs walkers")
+    if what == "kernel":
+        ax.set_ylabel("||K_GRF - K||_F / ||K||_F")
+        ax.set_title("kernel error vs walkers")
+    else:
+        ax.set_ylabel("relative error vs exact M-masked linear attention (head 0)")
+        ax.set_title("attention error vs walkers")
     ax.legend(fontsize=7)
 
 
@@ -215,14 +234,14 @@ def plot_scaling(ax, rows, series):
         ax.plot(p, ref[0] * p[0] / p, "k:", label="ideal t1 / p")
         nodes = {v[2] for v in data.values()}
         ax.set_title(f"strong scaling ({', '.join(sorted(nodes))} nodes)")
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%.2g"))
-        ax.tick_params(axis="y", which="minor", labelsize=7)
     else:
         ax.plot(p, np.full(len(p), ref[0]), "k:", label="ideal: constant")
         per = [f"{int(v[2]) // k}" for k, v in data.items() if str(v[2]).isdigit()]
         ax.set_title(f"weak scaling ({per[0] if per else '?'} nodes per task)")
-        ax.set_ylim(bottom=0)
+    # Both series on the same axes style: log-log, tasks as ticks, labelled efficiency at every point.
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%.2g"))
+    ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_xscale("log", base=2)
     ax.set_xticks(p)
     ax.set_xticklabels([str(x) for x in p])
@@ -232,7 +251,7 @@ def plot_scaling(ax, rows, series):
     for x, y in zip(p, ref):
         if not np.isnan(y):
             eff = (ref[0] * p[0] / x) / y if series == "strong" else ref[0] / y
-            ax.annotate(f"{100 * eff:.0f}%", (x, y), textcoords="offset points", xytext=(4, 6), fontsize=7)
+            ax.annotate(f"efficiency {100 * eff:.0f}%", (x, y), textcoords="offset points", xytext=(4, 6), fontsize=7)
 
 
 def main():
@@ -252,18 +271,24 @@ def main():
     if not os.access(out_dir, os.W_OK):
         fail(f"--out {args.out}: folder {out_dir} is not writable")
 
-    runs, points = [], []
+    runs, points, attention_points = [], [], []
     for path in args.inputs:
         if path.endswith(".csv"):
-            points += error_points_from_csv(path)
+            rows = read_csv_rows(path)
+            if rows and "head0_error_vs_masked_linear" in rows[0]:
+                attention_points += error_points_from_csv(path, "head0_error_vs_masked_linear")
+            else:
+                points += error_points_from_csv(path)
             continue
         try:
             run = read_h5(path)
         except OSError as e:
             fail(f"{path}: not a readable HDF5 file ({e})")
         runs.append(run)
-        if "kernel_error" in run and "walkers" in run and run.get("nodes"):
-            points.append((run["graph"], run["walkers"] / run["nodes"], run["kernel_error"]))
+        if "kernel_error" in run and "walks" in run and run.get("nodes"):
+            points.append((run["graph"], run["walks"] / run["nodes"], run["kernel_error"]))
+        if "attention_error" in run and run["config"].get("walkers"):
+            attention_points.append((run["graph"], float(run["config"]["walkers"]), run["attention_error"]))
     scaling_rows = []
     for path in args.scaling:
         rows = read_csv_rows(path)
@@ -272,13 +297,21 @@ def main():
         scaling_rows += rows
 
     def per_node(run):
-        return run["walkers"] / run["nodes"] if run.get("walkers") and run.get("nodes") else 0
+        return run["walks"] / run["nodes"] if run.get("walks") and run.get("nodes") else 0
 
     runs.sort(key=lambda r: (r["graph"], per_node(r), r["label"]))
-    length_runs = [r for r in runs if "lengths" in r][: args.max_files]
-    nnz_runs = [r for r in runs if "nnz" in r and len(r["nnz"])][: args.max_files]
+    def first_files(selected, panel):
+        """At most --max-files runs per histogram panel (sorted by graph and walkers), saying what is left out."""
+        if len(selected) > args.max_files:
+            left = ", ".join(r["label"] for r in selected[args.max_files:])
+            print(f"{PROG}: note: the {panel} panel shows {args.max_files} of {len(selected)} files "
+                  f"(--max-files); left out: {left}", file=sys.stderr)
+        return selected[: args.max_files]
+
+    length_runs = first_files([r for r in runs if "lengths" in r], "walk-length")
+    nnz_runs = first_files([r for r in runs if "nnz" in r and len(r["nnz"])], "sparsity")
     for r in runs:
-        facts = [f"{k}={r[k]}" for k in ("graph", "nodes", "walkers") if k in r]
+        facts = [f"{k}={r[k]}" for k in ("graph", "nodes", "walks") if k in r]
         if "kernel_error" in r:
             facts.append(f"kernel_error={r['kernel_error']:.6g}")
         if "nnz" in r and len(r["nnz"]):
@@ -291,11 +324,13 @@ def main():
         panels.append(lambda ax: plot_nnz(ax, nnz_runs))
     if points:
         panels.append(lambda ax: plot_errors(ax, points))
+    if attention_points:
+        panels.append(lambda ax: plot_errors(ax, attention_points, "attention"))
     for series in ("strong", "weak"):
         if any(r.get("series") == series for r in scaling_rows):
             panels.append(lambda ax, s=series: plot_scaling(ax, scaling_rows, s))
     if not panels:
-        fail("the inputs hold nothing to plot (no /walks, /grf, kernel errors or scaling rows)")
+        fail("the inputs hold nothing to plot (no /walks, /grf, kernel or attention errors, or scaling rows)")
 
     cols = 1 if len(panels) == 1 else 2
     rows = (len(panels) + cols - 1) // cols

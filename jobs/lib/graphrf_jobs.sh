@@ -43,8 +43,9 @@ setup_launcher() {
   case "$LAUNCHER" in
     srun)   [ -n "${SLURM_JOB_ID:-}" ] || [ "$CHECK_ONLY" = 1 ] ||
               die "LAUNCHER=srun needs a Slurm job: submit with sbatch, or set LAUNCHER=mpirun"
-            command -v srun >/dev/null || die "srun not found on PATH"
-            plugins=$(srun --mpi=list 2>&1) || die "srun --mpi=list failed (no Slurm configuration here?): $(printf '%s\n' "$plugins" | tail -1)"
+            command -v srun >/dev/null || die "srun not found on PATH (without Slurm, set LAUNCHER=mpirun)"
+            plugins=$(srun --mpi=list 2>&1) ||
+              die "srun --mpi=list failed (no Slurm configuration here? without Slurm, set LAUNCHER=mpirun): $(printf '%s\n' "$plugins" | tail -1)"
             printf '%s\n' "$plugins" | grep -qw pmix || die "this srun has no pmix plugin (srun --mpi=list): set LAUNCHER=mpirun" ;;
     mpirun) command -v mpirun >/dev/null || die "mpirun not found on PATH" ;;
     *)      die "LAUNCHER must be srun or mpirun (got '$LAUNCHER')" ;;
@@ -84,8 +85,25 @@ check_options() {
   rm -f "$err"
   check_graph "$(config_value graph)"
   part=$(config_value partition); qkv=$(config_value qkv)
-  case "$part" in file:*) [ -r "${part#file:}" ] || die "partition file '${part#file:}' not found or unreadable" ;; esac
+  case "$part" in file:*) check_partition_file "${part#file:}" ;; esac
   if [ -n "$qkv" ]; then [ -r "$qkv" ] || die "qkv file '$qkv' not found or unreadable"; fi
+}
+# check_partition_file FILE: readable, part ids below NTASKS (one part per task) and, with CHECK_ONLY=1, one
+# line per node of the graph (counted by a serial `graphrf info` with the configuration's graph options).
+check_partition_file() {
+  local file=$1 counts lines top nodes keep
+  [ -r "$file" ] || die "partition file '$file' not found or unreadable"
+  counts=$(awk '!/^[[:space:]]*(#|$)/ { n++; if ($1 + 0 > top) top = $1 + 0 } END { print n + 0, top + 0 }' "$file")
+  lines=${counts% *}; top=${counts#* }
+  [ "$top" -lt "$NTASKS" ] ||
+    die "partition file '$file' has part ids up to $top but the job has $NTASKS tasks (make it with graphrf-partition --parts $NTASKS)"
+  [ "$CHECK_ONLY" = 1 ] || return 0
+  keep=$([ "$(config_value keep-self-loops)" = true ] && echo --keep-self-loops)
+  nodes=$("$GRAPHRF_BIN" info -q --graph "$(config_value graph)" --format "$(config_value format)" \
+            --duplicates "$(config_value duplicates)" --weight-column "$(config_value weight-column)" $keep 2>/dev/null |
+          sed -n 's/^RESULT nodes=\([0-9]*\).*/\1/p')
+  [ -n "$nodes" ] || die "could not count the graph's nodes to check partition file '$file' (graphrf info failed)"
+  [ "$lines" = "$nodes" ] || die "partition file '$file' has $lines part ids but the graph has $nodes nodes (one line per node)"
 }
 config_value() { printf '%s\n' "$EFFECTIVE_CONFIG" | sed -n "s/^$1 = //p" | head -1; }
 # RUN_ID names the outputs: <job name>-<job id>, <job name>-<array job id>_<task id> in a job array,

@@ -83,7 +83,7 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
       r.output = grf_masked_attention(g, r.grf.phi[0], r.grf.phi.back(), r.phi_q, r.phi_k, v, r.policy, r.stats);
     NormalizerPolicy lenient = r.policy;
     lenient.action = BadNormalizer::skip;  // the baseline must not stop the run
-    r.linear = linear_attention(comm, r.phi_q, r.phi_k, v, lenient, r.linear_stats);
+    r.linear = linear_attention(g, r.phi_q, r.phi_k, v, lenient, r.linear_stats);
   }
   return heads;
 }

@@ -1,6 +1,8 @@
 // Feature maps for the queries and keys of linear attention. See feature_map.hpp.
 #include "graphrf/attention/feature_map.hpp"
 
+#include "graphrf/attention/row_product.hpp"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -120,16 +122,16 @@ Eigen::MatrixXd FeatureMap::logits(const Eigen::MatrixXd& X) const {
   const Eigen::MatrixXd x = input_scale_ * X;
   Eigen::VectorXd half_sq;
   if (options_.kind == FeatureKind::dark)
-    half_sq = 0.5 * (x * dark_m_.transpose()).rowwise().squaredNorm();
+    half_sq = 0.5 * row_by_row_product(x, dark_m_).rowwise().squaredNorm();
   else
     half_sq = 0.5 * x.rowwise().squaredNorm();
-  Eigen::MatrixXd l = x * w_.transpose();
+  Eigen::MatrixXd l = row_by_row_product(x, w_);
   l.colwise() -= half_sq;
   return l;
 }
 
 Eigen::MatrixXd FeatureMap::trig_features(const Eigen::MatrixXd& X, const Eigen::VectorXd& log_scale) const {
-  const Eigen::MatrixXd p = (input_scale_ * X) * w_.transpose();
+  const Eigen::MatrixXd p = row_by_row_product(input_scale_ * X, w_);
   const int half = m_ / 2;
   Eigen::MatrixXd out(X.rows(), m_);
   out.leftCols(half) = p.array().cos().matrix();

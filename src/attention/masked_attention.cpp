@@ -1,5 +1,8 @@
 #include "graphrf/attention/masked_attention.hpp"
 
+#include "graphrf/attention/row_product.hpp"
+#include "graphrf/mpi/reproducible_sum.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -17,12 +20,12 @@ BadNormalizer parse_bad_normalizer(std::string_view s) {
 
 namespace {
 
-// out_i = num_i / den_i with the normaliser policy: rows with den <= eps are counted; `error` fails the
-// run (on every rank), `clamp` divides by eps instead, `skip` writes a zero row.
-RowMatrix normalize(const Communicator& comm, RowMatrix num, const Eigen::VectorXd& den, const NormalizerPolicy& policy,
-                    AttentionStats& stats) {
-  std::int64_t bad = 0;
-  double lowest = INFINITY;
+// out_i = num_i / den_i with the normaliser policy: rows with den <= eps are counted; `clamp` divides by eps
+// instead, `skip` (and `error`, which fails the run afterwards) write a zero row.
+void normalize_rows(RowMatrix& num, const Eigen::VectorXd& den, const NormalizerPolicy& policy, std::int64_t& bad,
+                    double& lowest) {
+  bad = 0;
+  lowest = INFINITY;
   for (Eigen::Index i = 0; i < num.rows(); ++i) {
     lowest = std::min(lowest, den(i));
     if (den(i) > policy.eps) {
@@ -33,16 +36,52 @@ RowMatrix normalize(const Communicator& comm, RowMatrix num, const Eigen::Vector
     if (policy.action == BadNormalizer::clamp) num.row(i) /= policy.eps;
     else num.row(i).setZero();
   }
+}
+
+void throw_if_bad(const NormalizerPolicy& policy, const AttentionStats& stats) {
+  if (policy.action == BadNormalizer::error && stats.bad_rows > 0)
+    throw InputError(std::to_string(stats.bad_rows) + " rows have an attention normaliser <= " + std::to_string(policy.eps) +
+                     " (smallest " + std::to_string(stats.denominator_min) +
+                     "): f or the features take negative values; use --on-bad-normalizer clamp|skip, a kernel with "
+                     "f >= 0, or positive features");
+}
+
+// The policy across ranks: the counts are global, and `error` fails on every rank.
+RowMatrix normalize(const Communicator& comm, RowMatrix num, const Eigen::VectorXd& den, const NormalizerPolicy& policy,
+                    AttentionStats& stats) {
+  std::int64_t bad = 0;
+  double lowest = INFINITY;
+  normalize_rows(num, den, policy, bad, lowest);
   stats.bad_rows = comm.sum(bad);
   stats.denominator_min = comm.min(lowest);
-  collective_try(comm, [&] {
-    if (policy.action == BadNormalizer::error && stats.bad_rows > 0)
-      throw InputError(std::to_string(stats.bad_rows) + " rows have an attention normaliser <= " + std::to_string(policy.eps) +
-                       " (smallest " + std::to_string(stats.denominator_min) +
-                       "): f or the features take negative values; use --on-bad-normalizer clamp|skip, a kernel with "
-                       "f >= 0, or positive features");
-  });
+  collective_try(comm, [&] { throw_if_bad(policy, stats); });
   return num;
+}
+
+// Alg. 2's sums for row i: sum_k g_k phi(q_i).phi(k_col) v_col and sum_k g_k phi(q_i).phi(k_col), with the
+// key-side row of a column found by `row_of(col)` (phi(k) then v, side by side).
+template <class RowOf>
+void asymmetric_row(const SparseRows& grf, const RowMatrix& phi_q, std::int64_t i, std::int64_t m, std::int64_t dv,
+                    const RowOf& row_of, RowMatrix& num, Eigen::VectorXd& den) {
+  for (auto k = grf.indptr[static_cast<size_t>(i)]; k < grf.indptr[static_cast<size_t>(i) + 1]; ++k) {
+    const double* row = row_of(grf.col[static_cast<size_t>(k)]);
+    double score = 0;
+    for (std::int64_t a = 0; a < m; ++a) score += phi_q(i, a) * row[a];
+    score *= grf.value[static_cast<size_t>(k)];
+    for (std::int64_t t = 0; t < dv; ++t) num(i, t) += score * row[m + t];
+    den(i) += score;
+  }
+}
+
+// phi(k_j) and v_j side by side, one row per node.
+std::vector<double> key_value_table(const RowMatrix& phi_k, const RowMatrix& v) {
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n = phi_k.rows();
+  std::vector<double> table(static_cast<size_t>(n * width));
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (std::int64_t a = 0; a < m; ++a) table[static_cast<size_t>(j * width + a)] = phi_k(j, a);
+    for (std::int64_t t = 0; t < dv; ++t) table[static_cast<size_t>(j * width + m + t)] = v(j, t);
+  }
+  return table;
 }
 
 // Sorted, unique columns of `rows` that this rank does not own.
@@ -158,11 +197,7 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n_local = g.n_local();
   Timer timer;
   // phi(k_j) and v_j side by side, fetched for the remote nodes the query walks visited.
-  std::vector<double> table(static_cast<size_t>(n_local * width));
-  for (std::int64_t j = 0; j < n_local; ++j) {
-    for (std::int64_t a = 0; a < m; ++a) table[static_cast<size_t>(j * width + a)] = phi_k(j, a);
-    for (std::int64_t t = 0; t < dv; ++t) table[static_cast<size_t>(j * width + m + t)] = v(j, t);
-  }
+  const std::vector<double> table = key_value_table(phi_k, v);
   const auto needed = remote_columns(g, grf);
   const auto fetched = fetch_rows(comm, g.dist, needed, table, width);
   stats.bytes_moved += static_cast<std::int64_t>(needed.size() * sizeof(std::int64_t) + fetched.size() * sizeof(double));
@@ -170,38 +205,40 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   timer.reset();
   RowMatrix num = RowMatrix::Zero(n_local, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
-  for (std::int64_t i = 0; i < n_local; ++i) {
-    for (auto k = grf.indptr[static_cast<size_t>(i)]; k < grf.indptr[static_cast<size_t>(i) + 1]; ++k) {
-      const double* row = row_of(g, grf.col[static_cast<size_t>(k)], table, needed, fetched, width);
-      double score = 0;
-      for (std::int64_t a = 0; a < m; ++a) score += phi_q(i, a) * row[a];
-      score *= grf.value[static_cast<size_t>(k)];
-      for (std::int64_t t = 0; t < dv; ++t) num(i, t) += score * row[m + t];
-      den(i) += score;
-    }
-  }
+  const auto lookup = [&](std::int64_t col) { return row_of(g, col, table, needed, fetched, width); };
+  for (std::int64_t i = 0; i < n_local; ++i) asymmetric_row(grf, phi_q, i, m, dv, lookup, num, den);
   RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out;
 }
 
-RowMatrix linear_attention(const Communicator& comm, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi_q, const RowMatrix& phi_k,
+                                     const RowMatrix& v, const NormalizerPolicy& policy, AttentionStats& stats) {
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n = grf.n_local();
+  const std::vector<double> table = key_value_table(phi_k, v);
+  RowMatrix num = RowMatrix::Zero(n, dv);
+  Eigen::VectorXd den = Eigen::VectorXd::Zero(n);
+  const auto lookup = [&](std::int64_t col) { return table.data() + col * width; };
+  for (std::int64_t i = 0; i < n; ++i) asymmetric_row(grf, phi_q, i, m, dv, lookup, num, den);
+  normalize_rows(num, den, policy, stats.bad_rows, stats.denominator_min);
+  throw_if_bad(policy, stats);
+  return num;
+}
+
+RowMatrix linear_attention(const DistributedGraph& g, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
                            const NormalizerPolicy& policy, AttentionStats& stats) {
+  const Communicator& comm = *g.comm;
   Timer timer;
-  const std::int64_t m = phi_k.cols(), dv = v.cols();
-  std::vector<double> sums(static_cast<size_t>(m * dv + m), 0.0);
-  for (Eigen::Index j = 0; j < phi_k.rows(); ++j)
-    for (std::int64_t a = 0; a < m; ++a) {
-      for (std::int64_t t = 0; t < dv; ++t) sums[static_cast<size_t>(a * dv + t)] += phi_k(j, a) * v(j, t);
-      sums[static_cast<size_t>(m * dv + a)] += phi_k(j, a);
-    }
-  sums = comm.allreduce(sums, MPI_SUM);
+  const std::int64_t dv = v.cols();
+  Eigen::MatrixXd values_and_ones(v.rows(), dv + 1);
+  values_and_ones << v, Eigen::VectorXd::Ones(v.rows());
+  const RowBlockReducer reducer(comm, g.n_global(), g.canonical_index);
+  const Eigen::MatrixXd sums = reducer.cross(phi_k, values_and_ones);  // [sum_j phi_k(j) v_j^T | sum_j phi_k(j)]
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
-  const Eigen::Map<const RowMatrix> kv(sums.data(), m, dv);
-  const Eigen::Map<const Eigen::VectorXd> z(sums.data() + m * dv, m);
-  RowMatrix num = phi_q * kv;
-  const Eigen::VectorXd den = phi_q * z;
+  const Eigen::MatrixXd num_and_den = row_by_row_product(phi_q, sums.transpose());
+  RowMatrix num = num_and_den.leftCols(dv);
+  const Eigen::VectorXd den = num_and_den.col(dv);
   RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out;

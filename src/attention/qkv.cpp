@@ -9,16 +9,16 @@
 
 namespace graphrf {
 
-QkvRows synthetic_qkv(const DistributedGraph& g, int heads, int d, int dv, std::uint64_t seed) {
+QkvRows synthetic_qkv_for_ids(std::span<const std::int64_t> ids, int heads, int d, int dv, std::uint64_t seed) {
   QkvRows out;
   out.heads = heads;
   out.d = d;
   out.dv = dv;
-  const std::int64_t n = g.n_local();
+  const auto n = static_cast<Eigen::Index>(ids.size());
   for (int h = 0; h < heads; ++h) {
     RowMatrix mats[3] = {RowMatrix(n, d), RowMatrix(n, d), RowMatrix(n, dv)};
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto id = static_cast<std::uint64_t>(g.original_id[static_cast<size_t>(i)]);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto id = static_cast<std::uint64_t>(ids[static_cast<size_t>(i)]);
       for (int which = 0; which < 3; ++which)
         for (Eigen::Index c = 0; c < mats[which].cols(); c += 2) {
           const auto w = philox_block(seed, RngDomain::synthetic_data, id, static_cast<std::uint64_t>(h),
@@ -33,6 +33,10 @@ QkvRows synthetic_qkv(const DistributedGraph& g, int heads, int d, int dv, std::
     out.v.push_back(std::move(mats[2]));
   }
   return out;
+}
+
+QkvRows synthetic_qkv(const DistributedGraph& g, int heads, int d, int dv, std::uint64_t seed) {
+  return synthetic_qkv_for_ids(g.original_id, heads, d, dv, seed);
 }
 
 namespace {

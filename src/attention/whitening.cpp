@@ -38,6 +38,7 @@ std::vector<double> ordered_sum(const Communicator& comm, std::vector<double> va
       }
     } else if (rank % (2 * step) == step) {
       check_mpi(MPI_Send(values.data(), n, MPI_DOUBLE, rank - step, kOrderedSumTag, comm.get()), "MPI_Send");
+      count_sent_bytes(static_cast<std::int64_t>(n) * static_cast<std::int64_t>(sizeof(double)));
       break;  // this rank's partial sum is now part of another's
     }
   }

@@ -1,10 +1,13 @@
 #include "graphrf/cli/cli.hpp"
 
+#include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
@@ -30,6 +33,10 @@ int run_bench_wavelet(const CommandContext& ctx);
 void add_bench_wavelet_options(po::options_description& desc);
 void add_wavelet_options(po::options_description& desc);
 void add_attention_options(po::options_description& desc);
+int run_gp(const CommandContext& ctx);
+void add_gp_options(po::options_description& desc);
+int run_bench_points(const CommandContext& ctx);
+void add_bench_points_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
@@ -44,12 +51,15 @@ const std::vector<Command>& commands() {
        run_attention_command},
       {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
        add_wavelet_options, run_wavelet},
+      {"gp", "Gaussian-process regression on the nodes with a GRF kernel: learn, predict, sample", add_gp_options, run_gp},
       {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
        add_bench_options, run_bench},
       {"bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",
        add_bench_couplings_options, run_bench_couplings},
       {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
        add_bench_attention_options, run_bench_attention},
+      {"bench-points", "benchmark: the particle-dynamics workload (kNN graph per frame, repelling walks, masked attention)",
+       add_bench_points_options, run_bench_points},
       {"bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
        add_bench_wavelet_options, run_bench_wavelet},
   };
@@ -57,7 +67,8 @@ const std::vector<Command>& commands() {
 }
 
 void add_graph_options(po::options_description& desc) {
-  desc.add_options()
+  po::options_description group("graph");
+  group.add_options()
       ("graph", po::value<std::string>()->default_value("grid:32x32"),
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
       ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj")
@@ -73,7 +84,11 @@ void add_graph_options(po::options_description& desc) {
       ("knn-mode", po::value<std::string>()->default_value("union"), "union (i in kNN(j) or j in kNN(i)) | mutual (both)")
       ("radius", po::value<double>()->default_value(0.0), "with --points: all pairs at distance <= r")
       ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
-      ("edge-sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian");
+      ("edge-sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian")
+      ("memory-limit", po::value<std::string>(),
+       "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
+       "its ranks); inputs and runs that need more are refused before any work");
+  desc.add(group);
 }
 
 GraphOptions graph_options_from(const po::variables_map& vm) {
@@ -87,6 +102,7 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
   o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
   o.keep_self_loops = vm["keep-self-loops"].as<bool>();
   o.weight_column = vm["weight-column"].as<int>();
+  if (vm.count("memory-limit")) o.memory_limit = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
   return o;
 }
 
@@ -113,10 +129,10 @@ std::string any_to_string(const boost::any& v) {
   if (auto p = boost::any_cast<std::uint64_t>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<unsigned long long>(&v)) return std::to_string(*p);
   if (auto p = boost::any_cast<double>(&v)) {
-    std::ostringstream s;
-    s.precision(17);
-    s << *p;
-    return s.str();
+    // The shortest text that reads back to the same double: 1e-12, not 9.9999999999999998e-13.
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), *p);
+    return ec == std::errc() ? std::string(buf, end) : "?";
   }
   if (auto p = boost::any_cast<bool>(&v)) return *p ? "true" : "false";
   return "?";
@@ -135,6 +151,8 @@ std::string effective_config(const std::string& command, const po::options_descr
   return out.str();
 }
 
+// Options whose values are paths: relative ones in an INI file resolve against the INI file's folder, so a
+// configuration works from whatever folder the job starts in.
 void print_usage(const Communicator& comm) {
   if (!comm.is_root()) return;
   std::cout << "graphrf " << kVersion << " (" << kGitSha << "): distributed graph random features\n\n"
@@ -173,21 +191,22 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
       for (const auto& c : commands()) names += (names.empty() ? "" : ", ") + c.name;
       throw InputError("unknown command '" + name + "' (expected one of: " + names + ")");
     }
-    desc.add_options()
+    po::options_description run("run");
+    run.add_options()
         ("help,h", "print this help")
+        ("version", "print the version and exit")
         ("config", po::value<std::string>(), "read options from an INI file (the command line wins)")
         ("dump-config", po::bool_switch(), "print the effective configuration as INI and exit")
         ("quiet,q", po::bool_switch(), "no progress or summary on stdout (RESULT lines and warnings still print)");
     command->add_options(desc);
+    desc.add(run);
     try {
-      po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).run(), vm);
-      if (vm.count("config")) {
-        const std::string path = vm["config"].as<std::string>();
-        std::ifstream in(path);
-        if (!in) throw InputError("--config " + path + ": cannot open");
-        po::store(po::parse_config_file(in, desc), vm);
-      }
-      help = vm.count("help") > 0;
+      const po::parsed_options parsed =
+          po::command_line_parser(argc - 1, argv + 1).options(desc).style(kNoGuessing).run();
+      po::store(parsed, vm);
+      check_parsed_arguments(parsed, vm, "");
+      if (vm.count("config")) store_config_file(vm["config"].as<std::string>(), desc, vm);
+      help = vm.count("help") > 0 || vm.count("version") > 0;
       if (!help) po::notify(vm);
     } catch (const po::error& e) {
       throw InputError(std::string(e.what()) + " (graphrf " + name + " --help lists the options)");
@@ -195,6 +214,10 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     dump = !help && vm["dump-config"].as<bool>();
     if (!help) check_slurm_launch(comm);
   });
+  if (vm.count("version")) {
+    if (comm.is_root()) std::cout << "graphrf " << kVersion << " (" << kGitSha << ")\n";
+    return 0;
+  }
   if (help) {
     if (comm.is_root()) std::cout << "usage: graphrf " << name << " [options]\n" << command->summary << "\n\n" << desc << "\n";
     return 0;

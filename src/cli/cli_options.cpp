@@ -1,8 +1,14 @@
 // Option groups shared by several commands: kernels and walks.
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/core/run_phase.hpp"
+#include "graphrf/core/timer.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/points/point_graph.hpp"
@@ -28,19 +34,32 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
 }
 }  // namespace
 
+void check_input_readable(const Communicator& comm, const std::string& option, const std::string& path) {
+  collective_try(comm, [&] {
+    if (::access(path.c_str(), R_OK) != 0)
+      throw InputError(option + (option.back() == ':' ? "" : " ") + path + ": cannot open: " + std::strerror(errno));
+  });
+}
+
+PointGraphOptions point_graph_options_from(const po::variables_map& vm) {
+  PointGraphOptions o;
+  o.knn = vm["knn"].as<std::int64_t>();
+  o.radius = vm["radius"].as<double>();
+  o.sigma = vm["edge-sigma"].as<double>();
+  o.mode = parse_knn_mode(vm["knn-mode"].as<std::string>());
+  o.weight = parse_edge_weight(vm["edge-weight"].as<std::string>());
+  validate(o, -1);
+  return o;
+}
+
 // --points: every rank reads the cloud (one collective error for a bad file) and builds its rows' neighbours.
 static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, const GraphOptions& options) {
   const po::variables_map& vm = ctx.vm;
   const std::string path = vm["points"].as<std::string>();
   PointGraphOptions o;
-  o.knn = vm["knn"].as<std::int64_t>();
-  o.radius = vm["radius"].as<double>();
-  o.sigma = vm["edge-sigma"].as<double>();
   PointCloud cloud;
   collective_try(ctx.comm, [&] {
-    o.mode = parse_knn_mode(vm["knn-mode"].as<std::string>());
-    o.weight = parse_edge_weight(vm["edge-weight"].as<std::string>());
-    validate(o, -1);
+    o = point_graph_options_from(vm);
     cloud = read_point_cloud(path, vm["points-format"].as<std::string>());
   });
   const std::string shape = o.knn > 0 ? std::to_string(o.knn) + "-NN (" + vm["knn-mode"].as<std::string>() + ")"
@@ -51,28 +70,50 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
 }
 
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
-                                        const std::string& out_path, bool reference) {
+                                        const std::string& out_path) {
   if (!out_path.empty()) check_output_writable(ctx.comm, out_path);
-  DistributedGraph g = ctx.vm.count("points") ? load_point_graph_for_command(ctx, options) : load_graph(ctx.comm, options);
-  if (reference) check_reference_size(g);
-  ctx.log.info("graph       " + graph_summary(g));
+  // A partition file is read after the graph: check it first, so a typo does not cost the whole load.
+  if (options.partition.rfind("file:", 0) == 0) check_input_readable(ctx.comm, "--partition file:", options.partition.substr(5));
+  const bool points = ctx.vm.count("points") > 0;
+  const std::string source = points ? ctx.vm["points"].as<std::string>() : options.graph;
+  ctx.log.info("loading     " + source + " (read or " + (points ? "build the point graph" : "generate") +
+               ", then partition: " + options.partition + ")");
+  const Timer timer;
+  const RunPhase phase("loading " + source);
+  DistributedGraph g = points ? load_point_graph_for_command(ctx, options) : load_graph(ctx.comm, options);
+  ctx.log.info("graph       " + graph_summary(g) + " (" + fmt(timer.seconds(), 2) + " s)");
   return g;
 }
 
 void add_kernel_options(po::options_description& desc) {
-  desc.add_options()
+  po::options_description group("kernel");
+  group.add_options()
       ("kernel", po::value<std::string>()->default_value("diffusion"),
-       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (ignored with --alpha or --f)")
+       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f)")
       ("beta", po::value<double>()->default_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
       ("power", po::value<double>()->default_value(1.0), "exponent of regularized-laplacian and p-step")
       ("shift", po::value<double>()->default_value(2.0), "p-step shift (>= 2)")
       ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... directly (f by deconvolution)")
       ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f)");
+  desc.add(group);
 }
 
 KernelSpec kernel_spec_from(const po::variables_map& vm) {
   KernelSpec spec;
   if (vm.count("alpha") && vm.count("f")) throw InputError("--alpha and --f: give one of them, not both");
+  // --alpha and --f give the series itself: a named kernel or its parameters would be ignored silently.
+  // (Values equal to the defaults pass, so configurations written by --dump-config load back.)
+  if (vm.count("alpha") || vm.count("f")) {
+    const std::string series = vm.count("alpha") ? "--alpha" : "--f";
+    const bool kernel_set = vm["kernel"].as<std::string>() != "diffusion";
+    const std::pair<std::string, bool> ignored[] = {{"kernel", kernel_set},
+                                                    {"beta", vm["beta"].as<double>() != 1.0},
+                                                    {"power", vm["power"].as<double>() != 1.0},
+                                                    {"shift", vm["shift"].as<double>() != 2.0}};
+    for (const auto& [name, set] : ignored)
+      if (set) throw InputError(series + " and --" + name + ": " + series + " gives the series itself, so --" + name +
+                                " would be ignored; give one of them");
+  }
   if (vm.count("alpha")) {
     spec.kind = KernelKind::alpha;
     spec.coefficients = parse_list("--alpha", vm["alpha"].as<std::string>());
@@ -117,7 +158,8 @@ void read_coupling_options(const po::variables_map& vm, WalkOptions& o) {
 }
 
 void add_walk_options(po::options_description& desc) {
-  desc.add_options()
+  po::options_description group("walks");
+  group.add_options()
       ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
       ("p-halt", po::value<double>()->default_value(0.5), "halting probability before every hop")
       ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
@@ -129,6 +171,7 @@ void add_walk_options(po::options_description& desc) {
       ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
       ("weights", po::value<std::string>()->default_value("normalized"), "W = D^-1/2 A D^-1/2 (normalized) or scale * A (raw)")
       ("scale", po::value<double>()->default_value(1.0), "c in W = c * A when --weights raw");
+  desc.add(group);
 }
 
 WalkOptions walk_options_from(const po::variables_map& vm) {
@@ -149,6 +192,45 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   o.scale = vm["scale"].as<double>();
   validate(o);
   return o;
+}
+
+void add_reference_options(po::options_description& desc, const std::string& what) {
+  const ReferenceOptions defaults;
+  po::options_description group("reference");
+  group.add_options()
+      ("reference", po::bool_switch(), ("compare with the exact " + what + ": densely on rank 0 up to --dense-reference-max nodes "
+       "(one O(N^3) eigendecomposition: about 1 s at N = 1000, 10 s at 2000, 150 s at 5000), above that from exact rows "
+       "for --reference-samples random nodes (Chebyshev expansion on the distributed operator; error with its standard error)").c_str())
+      ("dense-reference-max", po::value<std::int64_t>()->default_value(defaults.dense_max),
+       ("largest graph (nodes) the reference computes densely, at most " + std::to_string(kMaxDenseReferenceNodes)).c_str())
+      ("reference-samples", po::value<std::int64_t>()->default_value(defaults.samples),
+       "nodes whose exact rows the sampled reference computes (its standard error shrinks as 1/sqrt of this)");
+  desc.add(group);
+}
+
+ReferenceOptions reference_options_from(const po::variables_map& vm) {
+  ReferenceOptions o;
+  o.enabled = vm["reference"].as<bool>();
+  o.dense_max = vm["dense-reference-max"].as<std::int64_t>();
+  o.samples = vm["reference-samples"].as<std::int64_t>();
+  validate(o);
+  return o;
+}
+
+void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk) {
+  collective_try(*g.comm, [&] {
+    if (reference.enabled && !dense_reference(reference, g.n_global()) && walk.weights != WeightMode::normalized)
+      throw InputError("--reference: the graph has " + std::to_string(g.n_global()) + " nodes, above --dense-reference-max " +
+                       std::to_string(reference.dense_max) + ", and the sampled reference needs --weights normalized");
+  });
+}
+
+void check_dense_size(const DistributedGraph& g, const std::string& what) {
+  collective_try(*g.comm, [&] {
+    if (g.n_global() > kMaxDenseReferenceNodes)
+      throw InputError(what + " is dense, at most " + std::to_string(kMaxDenseReferenceNodes) + " nodes (the graph has " +
+                       std::to_string(g.n_global()) + ")");
+  });
 }
 
 }  // namespace graphrf

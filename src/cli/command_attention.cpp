@@ -2,6 +2,8 @@
 // on small graphs, dense references (softmax, mask-weighted softmax and linear attention, and the GRF
 // result computed densely).
 #include <charconv>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "graphrf/attention/attention_pipeline.hpp"
@@ -9,42 +11,58 @@
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
+#include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/grf/grf_output.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/reference/sampled_attention_reference.hpp"
+#include "graphrf/reference/sampled_kernel_reference.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
 
-void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk);
+void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk, std::int64_t n_nodes);
+int run_attention_frames(const CommandContext& ctx, const AttentionConfig& attention, const std::vector<int>& synthetic,
+                         const std::string& out_path);
 
 void add_attention_options(po::options_description& desc) {
   add_graph_options(desc);
   add_kernel_options(desc);
   add_walk_options(desc);
-  desc.add_options()
+  add_reference_options(desc, "softmax, M-masked softmax and M-masked linear attention");
+  po::options_description inputs("attention inputs and estimator");
+  inputs.add_options()
       ("estimator", po::value<std::string>()->default_value("symmetric"), "symmetric (Alg. 1) | two-ensembles | asymmetric (Alg. 2)")
       ("qkv", po::value<std::string>(), "HDF5 with /q, /k (N x d or N x H x d) and /v; rows in ascending node-id order or with /nodes/id")
       ("synthetic", po::value<std::string>(), "seeded synthetic Q/K/V: d,d_v (default 8,8 when --qkv is absent)")
       ("heads", po::value<int>()->default_value(1), "heads of synthetic Q/K/V")
       ("head-betas", po::value<std::string>(), "beta of each head, comma-separated")
       ("shared-walks", po::bool_switch(), "one walk ensemble for all heads (their kernels differ only in f)")
+      ("on-bad-normalizer", po::value<std::string>()->default_value("auto"),
+       "error | clamp | skip (auto: error when f or the features can be negative, else clamp)")
+      ("normalizer-eps", po::value<double>()->default_value(1e-12, "1e-12"), "normalisers <= eps are bad")
+      ("frames", po::value<std::string>(),
+       "HDF5 stack of point clouds (/frames/points F x N x d, or rows x d with /frames/offsets; optional /frames/q, "
+       "/frames/k, /frames/v): every frame's --knn/--radius graph, walks, asymmetric GRFs and attention, "
+       "written to /frames/attention")
+      ("frames-batch", po::value<std::int64_t>()->default_value(16), "--frames: frames per rank between collective writes");
+  po::options_description features("features");
+  features.add_options()
       ("feature", po::value<std::string>()->default_value("relu"), "relu | elu1 | favor | trig | dark")
       ("num-features", po::value<int>()->default_value(0), "random features m (0: d)")
       ("draw", po::value<std::string>()->default_value("orthogonal"), "iid | orthogonal | orthogonal+pnc")
       ("antithetic", po::bool_switch(), "favor/dark: use -w for every w")
       ("relu-scale", po::bool_switch(), "relu: divide queries by sqrt(d)")
-      ("relu-epsilon", po::value<double>()->default_value(1e-8), "added to relu features")
-      ("stabilizer-epsilon", po::value<double>()->default_value(1e-6), "favor/dark stabiliser eps")
+      ("relu-epsilon", po::value<double>()->default_value(1e-8, "1e-8"), "added to relu features")
+      ("stabilizer-epsilon", po::value<double>()->default_value(1e-6, "1e-6"), "favor/dark stabiliser eps")
       ("feature-seed", po::value<std::uint64_t>(), "seed of the random features (default: --seed)")
-      ("dark-ridge", po::value<double>()->default_value(0.0), "dark: Lambda + ridge I before the inverse square root")
-      ("on-bad-normalizer", po::value<std::string>()->default_value("auto"),
-       "error | clamp | skip (auto: error when f or the features can be negative, else clamp)")
-      ("normalizer-eps", po::value<double>()->default_value(1e-12), "normalisers <= eps are bad")
-      ("reference", po::bool_switch(), "dense references on small graphs, with their errors against the GRF result")
+      ("dark-ridge", po::value<double>()->default_value(0.0), "dark: Lambda + ridge I before the inverse square root");
+  po::options_description output("output");
+  output.add_options()
       ("save-grf", po::bool_switch(), "also write what `graphrf grf` writes")
       ("out", po::value<std::string>(), "HDF5 output (without it nothing is written)");
+  desc.add(inputs).add(features).add(output);
 }
 
 namespace {
@@ -91,30 +109,79 @@ Eigen::MatrixXd gather_dense(const DistributedGraph& g, const RowMatrix& local) 
   return gather_dense_block(*g.comm, local, g.n_global());
 }
 
-struct ReferenceErrors {
-  double softmax = 0, masked_softmax = 0, masked_linear = 0, grf_dense = 0, linear = 0;
+// A key naming a kernel exactly (describe() abbreviates long coefficient lists).
+std::string kernel_key(const KernelSpec& k) {
+  std::ostringstream key;
+  key.precision(17);
+  key << static_cast<int>(k.kind) << ' ' << k.beta << ' ' << k.power << ' ' << k.shift;
+  for (const double c : k.coefficients) key << ' ' << c;
+  return key.str();
+}
+
+double sq(double x) { return x * x; }
+
+// The references of every head. The exact kernel is computed once per distinct kernel (heads with the same
+// kernel share it), and densely from one eigendecomposition of W shared by all kernels; above the dense
+// limit, from the sampled exact columns of each distinct kernel.
+class AttentionReference {
+ public:
+  AttentionReference(const DistributedGraph& g, const ReferenceOptions& options, const WalkOptions& walk)
+      : g_(g), options_(options), walk_(walk), dense_(dense_reference(options, g.n_global())) {}
+
+  SampledAttentionErrors errors(const QkvRows& qkv, int h, const HeadResult& r) {
+    return dense_ ? dense_errors(qkv, h, r) : sampled_errors(qkv, h, r);
+  }
+
+ private:
+  SampledAttentionErrors dense_errors(const QkvRows& qkv, int h, const HeadResult& r) {
+    const Communicator& comm = *g_.comm;
+    const auto head = static_cast<size_t>(h);
+    const Eigen::MatrixXd q = gather_dense(g_, qkv.q[head]), k = gather_dense(g_, qkv.k[head]), v = gather_dense(g_, qkv.v[head]),
+                          pq = gather_dense(g_, r.phi_q), pk = gather_dense(g_, r.phi_k), out = gather_dense(g_, r.output),
+                          lin = gather_dense(g_, r.linear);
+    if (!spectrum_) {
+      const Eigen::MatrixXd w = gather_dense_w(g_, walk_);
+      spectrum_ = comm.is_root() ? symmetric_spectrum(w) : DenseSpectrum{};
+    }
+    const Eigen::MatrixXd estimate = dense_kernel_estimate(g_, r.grf);
+    std::vector<double> e(5, 0.0);
+    if (comm.is_root()) {
+      const auto key = kernel_key(r.kernel);
+      if (!dense_exact_.count(key)) dense_exact_.emplace(key, kernel_matrix_from_spectrum(r.kernel, *spectrum_));
+      const Eigen::MatrixXd& exact = dense_exact_.at(key);
+      e = {relative_error(out, softmax_attention(q, k, v)), relative_error(out, masked_softmax_attention(q, k, v, exact)),
+           relative_error(out, masked_linear_attention(pq, pk, v, exact)),
+           relative_error(out, masked_linear_attention(pq, pk, v, estimate)), relative_error(out, lin)};
+    }
+    comm.broadcast(e);
+    SampledAttentionErrors errors;
+    SampledError* targets[] = {&errors.softmax, &errors.masked_softmax, &errors.masked_linear, &errors.grf_dense, &errors.linear};
+    for (size_t i = 0; i < e.size(); ++i) *targets[i] = sampled_relative_error(std::vector<double>{sq(e[i])}, std::vector<double>{1.0}, 1);
+    for (auto* t : targets) t->rows = t->samples = g_.n_global();
+    return errors;
+  }
+
+  SampledAttentionErrors sampled_errors(const QkvRows& qkv, int h, const HeadResult& r) {
+    const auto key = kernel_key(r.kernel);
+    if (!sampled_exact_.count(key))
+      sampled_exact_.emplace(key, sampled_kernel_columns(g_, r.kernel, walk_, options_.samples, walk_.seed));
+    const SampledKernelColumns& exact = sampled_exact_.at(key);
+    const auto head = static_cast<size_t>(h);
+    return sampled_attention_errors(g_, exact.sample, qkv.q[head], qkv.k[head], qkv.v[head], r.phi_q, r.phi_k, r.output, r.linear,
+                                    exact.exact, sampled_estimate_columns(g_, r.grf, exact.sample));
+  }
+
+  const DistributedGraph& g_;
+  ReferenceOptions options_;
+  WalkOptions walk_;
+  bool dense_;
+  std::optional<DenseSpectrum> spectrum_;
+  std::map<std::string, Eigen::MatrixXd> dense_exact_;
+  std::map<std::string, SampledKernelColumns> sampled_exact_;
 };
 
-// Dense references of one head on rank 0 (errors broadcast to all ranks).
-ReferenceErrors reference_errors(const DistributedGraph& g, const QkvRows& qkv, int h, const HeadResult& r,
-                                 const WalkOptions& walk) {
-  const Communicator& comm = *g.comm;
-  const Eigen::MatrixXd q = gather_dense(g, qkv.q[static_cast<size_t>(h)]), k = gather_dense(g, qkv.k[static_cast<size_t>(h)]),
-                        v = gather_dense(g, qkv.v[static_cast<size_t>(h)]), pq = gather_dense(g, r.phi_q),
-                        pk = gather_dense(g, r.phi_k), out = gather_dense(g, r.output), lin = gather_dense(g, r.linear);
-  const Eigen::MatrixXd w = gather_dense_w(g, walk);
-  const Eigen::MatrixXd estimate = dense_kernel_estimate(g, r.grf);
-  ReferenceErrors e;
-  if (comm.is_root()) {
-    const Eigen::MatrixXd exact = kernel_matrix_exact(r.kernel, w);
-    e.softmax = relative_error(out, softmax_attention(q, k, v));
-    e.masked_softmax = relative_error(out, masked_softmax_attention(q, k, v, exact));
-    e.masked_linear = relative_error(out, masked_linear_attention(pq, pk, v, exact));
-    e.grf_dense = relative_error(out, masked_linear_attention(pq, pk, v, estimate));
-    e.linear = relative_error(out, lin);
-  }
-  comm.broadcast(e);
-  return e;
+std::string with_error(const SampledError& e) {
+  return fmt(e.value, 6) + (e.exact() ? "" : " +- " + fmt(e.standard_error, 6));
 }
 
 }  // namespace
@@ -126,13 +193,18 @@ int run_attention_command(const CommandContext& ctx) {
   AttentionConfig config;
   std::string out_path, qkv_path;
   std::vector<int> synthetic = {8, 8};
-  const bool reference = vm["reference"].as<bool>(), save_grf = vm["save-grf"].as<bool>();
+  const bool save_grf = vm["save-grf"].as<bool>();
+  ReferenceOptions reference;
   collective_try(comm, [&] {
+    reference = reference_options_from(vm);
     graph_options = graph_options_from(vm);
     config.kernel = kernel_spec_from(vm);
     config.walk = walk_options_from(vm);
     config.estimator = parse_estimator(vm["estimator"].as<std::string>());
     config.shared_walks = vm["shared-walks"].as<bool>();
+    if (vm.count("head-betas") && (vm.count("alpha") || vm.count("f")))
+      throw InputError(std::string("--head-betas and ") + (vm.count("alpha") ? "--alpha" : "--f") +
+                       ": per-head betas set a named kernel's beta, which a series given directly does not have; give one of them");
     if (vm.count("head-betas")) config.head_betas = parse_doubles("--head-betas", vm["head-betas"].as<std::string>());
     config.features.kind = parse_feature_kind(vm["feature"].as<std::string>());
     config.features.m = vm["num-features"].as<int>();
@@ -153,45 +225,68 @@ int run_attention_command(const CommandContext& ctx) {
     if (vm["heads"].as<int>() < 1) throw InputError("--heads: must be >= 1");
     if (vm.count("out")) out_path = vm["out"].as<std::string>();
   });
+  if (vm.count("frames")) return run_attention_frames(ctx, config, synthetic, out_path);
   const Log& log = ctx.log;
-  Timer total;
-  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, reference);
+  Timer total, phase;
+  PhaseTimes phases;
+  if (!qkv_path.empty()) check_input_readable(comm, "--qkv", qkv_path);
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
+  check_reference_plan(g, reference, config.walk);
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
+  phases.add("load", phase.seconds());
   log.info("inputs      " + (qkv_path.empty() ? std::string("synthetic") : qkv_path) + ": " + std::to_string(qkv.heads) +
            " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
            std::string(feature_kind_name(config.features.kind)));
+  phase.reset();
   const auto heads = run_attention(g, qkv, config, log);
+  phases.add("walks + attention", phase.seconds());
 
   std::ostringstream result;
   result << "nodes=" << g.n_global() << " heads=" << qkv.heads;
-  std::vector<ReferenceErrors> errors;
+  std::vector<SampledAttentionErrors> errors;
+  std::optional<AttentionReference> references;
+  if (reference.enabled) {
+    log.info("plan        reference " + reference_cost(reference, g.n_global()));
+    references.emplace(g, reference, config.walk);
+  }
   for (int h = 0; h < qkv.heads; ++h) {
     const HeadResult& r = heads[static_cast<size_t>(h)];
     const NnzSummary nnz = nnz_per_row(comm, r.grf.phi[0]);
     log.info("head " + std::to_string(h) + "      " + describe(r.kernel));
-    if (!(config.shared_walks && h > 0)) report_grf(log, r.grf, nnz, config.walk);
+    if (!(config.shared_walks && h > 0)) report_grf(log, r.grf, nnz, config.walk, g.n_global());
     log.info("attention   key pass " + fmt(r.stats.key_seconds) + " s, query pass " + fmt(r.stats.query_seconds) +
              " s, normaliser min " + sci(r.stats.denominator_min) + ", bad rows " + std::to_string(r.stats.bad_rows) +
              ", " + fmt(static_cast<double>(comm.sum(r.stats.bytes_moved)) / 1e6, 2) + " MB moved");
-    if (reference) {
-      errors.push_back(reference_errors(g, qkv, h, r, config.walk));
+    if (references) {
+      Timer timer;
+      log.info("computing   the reference of head " + std::to_string(h));
+      errors.push_back(references->errors(qkv, h, r));
       const auto& e = errors.back();
-      log.info("reference   relative error of the GRF result vs: dense GRF-masked " + sci(e.grf_dense) +
-               "  exact M-masked linear " + fmt(e.masked_linear, 6) + "  exact M-masked softmax " + fmt(e.masked_softmax, 6) +
-               "  softmax " + fmt(e.softmax, 6) + "  unmasked linear " + fmt(e.linear, 6));
-      result << " head" << h << "_error_vs_masked_linear=" << fmt(e.masked_linear, 8) << " head" << h
-             << "_error_vs_dense_grf=" << e.grf_dense;
+      const std::string how = e.softmax.exact() ? "dense" : "sampled: " + std::to_string(e.softmax.samples) + " of " +
+                                                                 std::to_string(g.n_global()) + " rows, +- standard error";
+      log.info("reference   relative error of the GRF result vs: " +
+               std::string(e.grf_dense.exact() ? "dense GRF-masked " : "GRF-estimate-masked ") + sci(e.grf_dense.value) + "  exact M-masked linear " + with_error(e.masked_linear) +
+               "  exact M-masked softmax " + with_error(e.masked_softmax) + "  softmax " + with_error(e.softmax) +
+               "  unmasked linear " + with_error(e.linear) + " (" + how + ", " + fmt(comm.max(timer.seconds()), 2) + " s)");
+      phases.add("reference", timer.seconds());
+      result << " head" << h << "_error_vs_masked_linear=" << fmt(e.masked_linear.value, 8) << " head" << h
+             << "_error_vs_dense_grf=" << e.grf_dense.value;
+      if (!e.masked_linear.exact())
+        result << " head" << h << "_error_vs_masked_linear_se=" << fmt(e.masked_linear.standard_error, 8);
     }
     result << " head" << h << "_denominator_min=" << r.stats.denominator_min << " head" << h << "_bad_rows=" << r.stats.bad_rows;
   }
   result << " seconds=" << fmt(total.seconds(), 4);
   log.result(result.str());
 
+  phase.reset();
   if (!out_path.empty()) {
+    log.info("writing     " + out_path);
     H5Output out(comm, out_path);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, config.walk.seed);
     write_nodes(out, g);
+    const CanonicalOrder order(g);
     std::vector<RowMatrix> outputs, linears;
     for (const auto& r : heads) {
       outputs.push_back(r.output);
@@ -200,14 +295,17 @@ int run_attention_command(const CommandContext& ctx) {
     const bool multi = qkv.heads > 1;
     const std::vector<std::uint64_t> trailing = multi ? std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.heads), static_cast<std::uint64_t>(qkv.dv)}
                                                       : std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.dv)};
-    out.write_rows<double>("/attention/output", interleave_heads(outputs), trailing);
-    out.write_rows<double>("/attention/linear_unmasked", interleave_heads(linears), trailing);
+    write_node_rows<double>(out, order, "/attention/output", interleave_heads(outputs), trailing);
+    write_node_rows<double>(out, order, "/attention/linear_unmasked", interleave_heads(linears), trailing);
+    const std::string axes = multi ? "node, head, value" : "node, value";  // rows in /nodes/id order
+    out.set_attribute("/attention/output", "axes", axes);
+    out.set_attribute("/attention/linear_unmasked", "axes", axes);
     std::vector<std::int64_t> nnz(static_cast<size_t>(g.n_local()) * heads.size());
     for (std::int64_t i = 0; i < g.n_local(); ++i)
       for (size_t h = 0; h < heads.size(); ++h)
         nnz[static_cast<size_t>(i) * heads.size() + h] =
             heads[h].grf.phi[0].indptr[static_cast<size_t>(i) + 1] - heads[h].grf.phi[0].indptr[static_cast<size_t>(i)];
-    out.write_rows<std::int64_t>("/attention/stats/nnz_per_row", nnz, multi ? std::vector<std::uint64_t>{heads.size()} : std::vector<std::uint64_t>{});
+    write_node_rows<std::int64_t>(out, order, "/attention/stats/nnz_per_row", nnz, multi ? std::vector<std::uint64_t>{heads.size()} : std::vector<std::uint64_t>{});
     std::vector<double> den_min, key_s, query_s;
     std::int64_t bytes = 0, bad = 0;
     for (const auto& r : heads) {
@@ -218,37 +316,35 @@ int run_attention_command(const CommandContext& ctx) {
       bad += r.stats.bad_rows;
     }
     out.write_replicated<double>("/attention/stats/denominator_min", den_min);
-    out.write_replicated<double>("/attention/stats/key_pass_seconds", key_s);
-    out.write_replicated<double>("/attention/stats/query_pass_seconds", query_s);
-    out.write_per_rank<std::int64_t>("/attention/stats/bytes_moved", bytes);
+    out.write_replicated<double>("/launch/attention/key_pass_seconds", key_s);
+    out.write_replicated<double>("/launch/attention/query_pass_seconds", query_s);
+    out.write_per_rank<std::int64_t>("/launch/attention/bytes_moved", bytes);
     out.set_attribute("/attention/stats", "bad_rows", bad);
     out.set_attribute("/attention", "feature", std::string(feature_kind_name(config.features.kind)));
     out.set_attribute("/attention", "estimator", std::string(estimator_name(config.estimator)));
-    if (reference) {
-      std::vector<double> e_soft, e_msoft, e_mlin, e_grf, e_lin;
-      for (const auto& e : errors) {
-        e_soft.push_back(e.softmax);
-        e_msoft.push_back(e.masked_softmax);
-        e_mlin.push_back(e.masked_linear);
-        e_grf.push_back(e.grf_dense);
-        e_lin.push_back(e.linear);
+    if (reference.enabled) {
+      const std::pair<const char*, SampledError SampledAttentionErrors::*> fields[] = {
+          {"error_vs_softmax", &SampledAttentionErrors::softmax},
+          {"error_vs_masked_softmax", &SampledAttentionErrors::masked_softmax},
+          {"error_vs_masked_linear", &SampledAttentionErrors::masked_linear},
+          {"error_vs_dense_grf", &SampledAttentionErrors::grf_dense},
+          {"error_vs_unmasked_linear", &SampledAttentionErrors::linear}};
+      const bool sampled = !errors.front().softmax.exact();
+      for (const auto& [name, field] : fields) {
+        std::vector<double> values, standard_errors;
+        for (const auto& e : errors) values.push_back((e.*field).value), standard_errors.push_back((e.*field).standard_error);
+        out.write_replicated<double>("/attention/reference/" + std::string(name), values);
+        if (sampled) out.write_replicated<double>("/attention/reference/" + std::string(name) + "_standard_error", standard_errors);
       }
-      out.write_replicated<double>("/attention/reference/error_vs_softmax", e_soft);
-      out.write_replicated<double>("/attention/reference/error_vs_masked_softmax", e_msoft);
-      out.write_replicated<double>("/attention/reference/error_vs_masked_linear", e_mlin);
-      out.write_replicated<double>("/attention/reference/error_vs_dense_grf", e_grf);
-      out.write_replicated<double>("/attention/reference/error_vs_unmasked_linear", e_lin);
+      if (sampled) out.set_attribute("/attention/reference", "sampled_rows", errors.front().softmax.samples);
     }
     if (save_grf) write_grf(out, g, heads[0].grf, heads[0].kernel, config.walk);
     out.commit();
-    log.info("wrote       " + out_path);
+    log.info("wrote       " + out_path + " in " + fmt(phase.seconds(), 2) + " s");
+    phases.add("write", phase.seconds());
   }
-  std::int64_t sent = 0;
-  for (const auto& r : heads) {
-    sent += r.stats.bytes_moved;
-    for (const auto& w : r.grf.walks) sent += w.bytes_sent;
-  }
-  print_run_summary(log, comm, total.seconds(), sent);
+  log.info(phases.line(total.seconds()));
+  print_run_summary(log, comm, total.seconds());
   return 0;
 }
 

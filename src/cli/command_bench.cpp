@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/core/timer.hpp"
@@ -102,20 +103,22 @@ int run_bench(const CommandContext& ctx) {
           walk.max_length = vm["max-length"].as<std::int64_t>();
           walk.seed = vm["seed"].as<std::uint64_t>();
           // Walk phase alone.
-          WalkLimits walk_only;
-          walk_only.record_deposits = false;
-          const WalkResult walks = run_walks(g, walk, log, walk_only);
+          const WalkResult walks = run_walks(g, walk, log);  // no deposit sink: walkers only move
           const auto& s = walks.stats;
           const double walk_rate = static_cast<double>(s.hops) / s.walk_seconds;
           if (coupling == Coupling::iid) iid_rate = walk_rate;
           const double bytes_per_hop = static_cast<double>(comm.sum(s.bytes_sent)) / static_cast<double>(std::max<std::int64_t>(1, s.hops));
           // The whole GRF construction: walks, deposits to start owners, length-resolved assembly, Phi.
+          // Its peak memory per rank is measured on its own, against graph + output held + in-flight cap.
           KernelSpec kernel;
+          const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1);
+          const bool peak_reset = reset_peak_memory();
           Timer grf_timer;
           const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
           const double grf_seconds = comm.max(grf_timer.seconds());
           const double grf_rate = static_cast<double>(run.walks[0].hops) / grf_seconds;
           const double mem = peak_memory_mib();
+          const double bound_mib = comm.max(grf_memory_with_output(estimate, run).total()) / kMiB;
           std::ostringstream line;
           line << "bench=walks graph=" << spec << " ranks=" << p << " walkers=" << n << " p_halt=" << ph
                << " coupling=" << coupling_name(coupling) << " hops=" << s.hops
@@ -125,7 +128,9 @@ int run_bench(const CommandContext& ctx) {
                << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
                << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
                << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
-               << " peak_mib_max=" << fmt(comm.max(mem), 0);
+               << " peak_mib_max=" << fmt(comm.max(mem), 0) << " peak_reset=" << (comm.min(peak_reset ? 1 : 0) ? "yes" : "no")
+               << " memory_estimate_mib=" << fmt(comm.max(estimate.total()) / kMiB, 0) << " memory_bound_mib="
+               << fmt(bound_mib, 0) << " peak_vs_bound=" << fmt(comm.max(mem) / bound_mib, 2);
           if (base.interleaved > 0)
             line << " baseline_single=" << fmt(base.one_at_a_time / 1e6, 2) << "M baseline_interleaved="
                  << fmt(base.interleaved / 1e6, 2) << "M walk_vs_interleaved=" << fmt(walk_rate / base.interleaved, 2)

@@ -98,7 +98,7 @@ int run_bench_couplings(const CommandContext& ctx) {
       std::vector<double> exact_rank;
       double exact_rank_norm_sq = 0;
       if (is_kernel) {
-        check_reference_size(g);
+        check_dense_size(g, "bench-couplings --targets kernel: the exact kernel");
         const Eigen::MatrixXd w = gather_dense_w(g, base);
         if (comm.is_root()) exact_kernel = kernel_matrix_exact(kernel, w);
       } else {

@@ -1,41 +1,173 @@
-// `graphrf bench-wavelet`: random wavelet features on generated grids of growing N at fixed K: time per
-// filter application (one Chebyshev step, a sparse product with an N x (K+r) block) and per embedding, and a
-// dense eigendecomposition at the sizes where that is still feasible.
+// `graphrf bench-wavelet`: random wavelet features on generated grids of growing N at fixed K, next to what a
+// user would otherwise run for K eigenpairs of the normalised Laplacian: a dense eigendecomposition (Eigen, one
+// core, small N) and, when the program is built with SLEPc, Krylov-Schur. Per N it prints the filter step
+// against a memory-bandwidth bound measured on the spot (STREAM triad), the embedding's time and lambda_K
+// share, and the rank-K kernel error of every method; at the end, the N where graphrf becomes faster than each.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
-#include "graphrf/spectral/chebyshev.hpp"
-#include "graphrf/grf/dense_gather.hpp"
-#include "graphrf/graph/laplacian_operator.hpp"
-#include "graphrf/spectral/random_wavelet_features.hpp"
+#include "graphrf/cli/eigensolver_anchor.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/graph/laplacian_operator.hpp"
+#include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
+#include "graphrf/spectral/chebyshev_recurrence.hpp"
+#include "graphrf/spectral/random_wavelet_features.hpp"
+#include "graphrf/spectral/spectrum_estimate.hpp"
 
 namespace graphrf {
 
+namespace {
+std::optional<EigensolverAnchor>& anchor_slot() {
+  static std::optional<EigensolverAnchor> slot;
+  return slot;
+}
+}  // namespace
+
+const EigensolverAnchor* eigensolver_anchor() { return anchor_slot() ? &*anchor_slot() : nullptr; }
+void register_eigensolver_anchor(EigensolverAnchor anchor) { anchor_slot() = std::move(anchor); }
+
 void add_bench_wavelet_options(po::options_description& desc) {
   desc.add_options()
-      ("sizes", po::value<std::string>()->default_value("10000,100000,1000000"), "node counts N (square grids)")
+      ("sizes", po::value<std::string>()->default_value("1024,2025,10000,100000,1000000"), "node counts N (square grids)")
       ("rank,K", po::value<std::int64_t>()->default_value(32), "embedding rank K")
-      ("dense-sizes", po::value<std::string>()->default_value("2000,4000"), "N for the dense eigendecomposition")
+      ("dense-max", po::value<std::int64_t>()->default_value(2500), "largest N for the dense eigendecomposition anchor")
+      ("slepc-max", po::value<std::int64_t>()->default_value(100000), "largest N for the SLEPc Krylov-Schur anchor (0: none)")
+      ("slepc-tol", po::value<double>()->default_value(1e-8), "SLEPc residual tolerance (relative to ||L||)")
+      ("error-steps", po::value<int>()->default_value(20), "Lanczos steps for the kernel error estimate (0: skip)")
       ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed");
 }
+
+namespace {
+std::vector<std::int64_t> sizes_of(const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(std::stoll(item));
+  return out;
+}
+
+// Sustained memory bandwidth of this machine's ranks together, in bytes/s: the STREAM triad a = b + s c
+// (24 bytes per element, write-allocate not counted, as STREAM reports) on arrays of `elements` doubles per
+// rank, all ranks at once, best of 5.
+double triad_bandwidth(const Communicator& comm, std::int64_t elements) {
+  const auto n = static_cast<size_t>(std::max<std::int64_t>(elements, std::int64_t{1} << 23));
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  double best = 1e300;
+  for (int rep = 0; rep < 5; ++rep) {
+    comm.barrier();
+    const Timer t;
+    double* __restrict pa = a.data();
+    const double* __restrict pb = b.data();
+    const double* __restrict pc = c.data();
+    for (size_t i = 0; i < n; ++i) pa[i] = pb[i] + 3.0 * pc[i];
+    best = std::min(best, comm.max(t.seconds()));
+  }
+  const double checksum = comm.sum(a[n / 2]);  // keeps the loop from being optimised away
+  if (!(checksum > 0)) throw Error("bench-wavelet: STREAM triad produced " + std::to_string(checksum));
+  return comm.sum(24.0 * static_cast<double>(n)) / best;
+}
+
+// Relative spectral error ||Phi Phi^T - h(L)||_2 / h(0) (h(0) = ||h(L)||_2 for a decreasing h: lambda_1 = 0),
+// estimated by Lanczos on E^2 (estimate_lambda_max: top Ritz value plus its residual bound) with h(L) applied
+// as a degree-30 Chebyshev interpolant (exp(-5 x) on [0, 2]: truncation below 1e-20).
+double kernel_error(const DistributedOperator& lap, const RowBlockReducer& sums, const std::function<double(double)>& h,
+                    const Eigen::MatrixXd& phi_local, int steps, std::uint64_t seed) {
+  if (steps < 1) return -1.0;
+  const auto coeffs = chebyshev_coefficients(h, 30, 2.0);
+  auto apply_error = [&](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
+    y = phi_local * sums.cross(phi_local, x) - chebyshev_filter(lap, 2.0, {coeffs}, x)[0];
+  };
+  DistributedOperator squared = lap;
+  squared.fused_step = nullptr;
+  squared.apply = [&](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
+    Eigen::MatrixXd t;
+    apply_error(x, t);
+    apply_error(t, y);
+  };
+  LambdaMaxOptions o;
+  o.steps = steps;
+  o.margin = 0.0;
+  o.seed = seed;
+  return std::sqrt(estimate_lambda_max(squared, sums, o)) / h(0.0);
+}
+
+// One filter step (the fused Chebyshev step with accumulation, as the embedding runs it) on an N x b block:
+// the best of 10 steps, like the triad it is compared with (on a shared machine the best is the least disturbed).
+double filter_step_seconds(const Communicator& comm, const DistributedOperator& op, Eigen::Index b, std::uint64_t seed) {
+  const Eigen::MatrixXd x = keyed_gaussian_block(op.row_keys, b, seed, RngDomain::wavelet_gaussian);
+  RowPanel out = RowPanel::Zero(op.n_local, b);
+  ChebyshevRecurrence rec(op, 2.0, x);
+  rec.advance(&out, 0.5);  // the first step has no Tb_{k-2} term; time the general ones
+  double best = 1e300;
+  for (int k = 0; k < 10; ++k) {
+    comm.barrier();
+    const Timer t;
+    rec.advance(&out, 0.1);
+    best = std::min(best, comm.max(t.seconds()));
+  }
+  return best;
+}
+
+// Bytes one fused step must move at least: read Tb_{k-1}, read and write Tb_{k-2} (overwritten by Tb_k), read
+// and write the output, all n x b; the CSR (weight and neighbour slot per arc, row pointers); ghost rows in.
+double filter_step_bytes(const DistributedGraph& g, Eigen::Index b) {
+  const double panel = 8.0 * static_cast<double>(g.n_local()) * static_cast<double>(b);
+  const double csr = 16.0 * static_cast<double>(g.col.size()) + 8.0 * static_cast<double>(g.n_local() + 1);
+  const double ghosts = 8.0 * static_cast<double>(g.ghosts.size()) * static_cast<double>(b);
+  return g.comm->sum(5.0 * panel + csr + ghosts);
+}
+
+// N where the anchor's time equals graphrf's: log(t_anchor / t_graphrf) is interpolated linearly in log N
+// between the two sizes around the sign change, or extrapolated from the two nearest sizes when every size
+// is on one side. Returns the text for the RESULT line.
+std::string crossover(const std::map<std::int64_t, std::pair<double, double>>& times) {  // N -> (graphrf, anchor)
+  if (times.size() < 2) return "crossover_nodes=unknown(need_two_sizes)";
+  std::vector<std::pair<double, double>> pts;  // (log N, log ratio)
+  for (const auto& [n, t] : times) pts.push_back({std::log(double(n)), std::log(t.second / t.first)});
+  size_t i = 0;
+  const char* how = "extrapolated";
+  for (size_t j = 0; j + 1 < pts.size(); ++j)
+    if ((pts[j].second < 0) != (pts[j + 1].second < 0)) {
+      i = j;
+      how = "interpolated";
+      break;
+    }
+  if (std::string(how) == "extrapolated" && pts.front().second < 0) i = pts.size() - 2;  // anchor faster everywhere
+  const auto [x0, y0] = pts[i];
+  const auto [x1, y1] = pts[i + 1];
+  if (y1 == y0) return "crossover_nodes=unknown(flat)";
+  const double x = x0 - y0 * (x1 - x0) / (y1 - y0);
+  return "crossover_nodes=" + fmt(std::exp(x), 0) + " crossover=" + how;
+}
+}  // namespace
 
 int run_bench_wavelet(const CommandContext& ctx) {
   const Communicator& comm = ctx.comm;
   const auto& vm = ctx.vm;
   const Log& log = ctx.log;
-  auto sizes_of = [](const std::string& text) {
-    std::vector<std::int64_t> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-      if (!item.empty()) out.push_back(std::stoll(item));
-    return out;
-  };
   KernelSpec kernel;
   kernel.beta = 5.0;
   const auto h = [&](double l) { return kernel_of_laplacian_eigenvalue(kernel, l); };
+  const auto k = vm["rank"].as<std::int64_t>();
+  const auto seed = vm["seed"].as<std::uint64_t>();
+  const auto dense_max = vm["dense-max"].as<std::int64_t>();
+  const auto slepc_max = vm["slepc-max"].as<std::int64_t>();
+  const int error_steps = vm["error-steps"].as<int>();
+  const EigensolverAnchor* anchor = eigensolver_anchor();
+  std::shared_ptr<void> anchor_session;
+  if (slepc_max > 0 && !anchor)
+    log.info("bench-wavelet: no SLEPc in this build (CMake found no `pkg-config slepc`; Debian: apt-get install "
+             "libslepc-real-dev, then reconfigure): skipping the Krylov-Schur anchor");
+  if (slepc_max > 0 && anchor) anchor_session = anchor->start(comm);
+  std::map<std::int64_t, std::pair<double, double>> vs_dense, vs_slepc;
+
   for (const auto n_target : sizes_of(vm["sizes"].as<std::string>())) {
     const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n_target))));
     GraphOptions o;
@@ -43,51 +175,74 @@ int run_bench_wavelet(const CommandContext& ctx) {
     o.partition = vm["partition"].as<std::string>();
     const DistributedGraph g = load_graph(comm, o);
     const DistributedOperator op = normalized_laplacian_operator(g);
+    const RowBlockReducer sums(op);
     WaveletOptions options;
-    options.rank = vm["rank"].as<std::int64_t>();
-    options.seed = vm["seed"].as<std::uint64_t>();
+    options.rank = k;
+    options.seed = seed;
     const auto resolved = resolve_wavelet_options(g.n_global(), options);
-    // One filter application: a degree-30 Chebyshev filter on an N x (K+r) block, per step.
-    const Eigen::MatrixXd x = Eigen::MatrixXd::Ones(g.n_local(), resolved.rank + resolved.oversample);
-    const std::vector<std::vector<double>> coeffs = {chebyshev_coefficients(h, 30, 2.0)};
-    Timer timer;
-    chebyshev_filter(op, 2.0, coeffs, x);
-    const double filter_step = comm.max(timer.seconds()) / 30.0;
-    timer.reset();
+    const auto b = static_cast<Eigen::Index>(resolved.rank + resolved.oversample);
+
+    const double step = filter_step_seconds(comm, op, b, seed);
+    const double bandwidth = triad_bandwidth(comm, g.n_local() * b);
+    const double bound = filter_step_bytes(g, b) / bandwidth;
     const WaveletResult result = random_wavelet_features(op, h, options);
-    const double embed = comm.max(timer.seconds());
+    const double embed = comm.max(result.seconds), lambda_k_time = comm.max(result.lambda_k_seconds);
+    const double error = kernel_error(op, sums, h, result.embedding_local, error_steps, seed);
+    const double edge_columns = static_cast<double>(2 * g.n_edges_global + g.n_global()) * static_cast<double>(b);
     std::ostringstream line;
     line << "bench=wavelet graph=" << o.graph << " nodes=" << g.n_global() << " edges=" << g.n_edges_global
          << " ranks=" << comm.size() << " K=" << result.rank << " r=" << result.oversample
-         << " filter_step_seconds=" << fmt(filter_step, 5)
-         << " nanoseconds_per_edge_column=" << fmt(1e9 * filter_step / (static_cast<double>(2 * g.n_edges_global + g.n_global()) * static_cast<double>(result.rank + result.oversample)), 3)
-         << " embedding_seconds=" << fmt(embed, 3);
+         << " filter_step_seconds=" << fmt(step, 5) << " roofline_step_seconds=" << fmt(bound, 5)
+         << " step_over_roofline=" << fmt(step / bound, 2) << " triad_gbytes_per_second=" << fmt(bandwidth / 1e9, 2)
+         << " nanoseconds_per_edge_column=" << fmt(1e9 * step / edge_columns, 3) << " embedding_seconds=" << fmt(embed, 3)
+         << " lambda_k_seconds=" << fmt(lambda_k_time, 3) << " lambda_k_share=" << fmt(lambda_k_time / embed, 2)
+         << " lambda_k=" << sci(result.lambda_k) << " dichotomy_steps=" << result.dichotomy.iterations
+         << " kernel_error=" << fmt(error, 6);
     log.result(line.str());
-  }
-  for (const auto n_target : sizes_of(vm["dense-sizes"].as<std::string>())) {
-    const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n_target))));
-    GraphOptions o;
-    o.graph = "grid:" + std::to_string(side) + "x" + std::to_string(side);
-    const DistributedGraph g = load_graph(comm, o);
-    const Eigen::MatrixXd w = gather_dense_w(g, WalkOptions{});
-    double dense = 0;
-    if (comm.is_root()) {
-      Timer timer;
-      const Eigen::MatrixXd lap = Eigen::MatrixXd::Identity(w.rows(), w.cols()) - w;
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(lap);
-      dense = timer.seconds() + 0 * eig.eigenvalues()(0);
+
+    if (g.n_global() <= dense_max) {
+      // Dense anchor: all eigenpairs on rank 0 (one core). Its rank-K truncation is the optimum, whose
+      // relative spectral error is exactly h(lambda_{K+1}) / h(0).
+      const Eigen::MatrixXd w = gather_dense_w(g, WalkOptions{});
+      double dense = 0, best = 0;
+      if (comm.is_root()) {
+        const Timer timer;
+        const Eigen::MatrixXd lap = Eigen::MatrixXd::Identity(w.rows(), w.cols()) - w;
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(lap);
+        dense = timer.seconds();
+        best = h(std::max(0.0, eig.eigenvalues()(k))) / h(0.0);
+      }
+      comm.broadcast(dense);
+      comm.broadcast(best);
+      vs_dense[g.n_global()] = {embed, dense};
+      log.result("bench=wavelet_vs_dense nodes=" + std::to_string(g.n_global()) + " ranks=" + std::to_string(comm.size()) +
+                 " dense_seconds=" + fmt(dense, 3) + " dense_kernel_error=" + fmt(best, 6) + " embedding_seconds=" +
+                 fmt(embed, 3) + " embedding_kernel_error=" + fmt(error, 6) + " dense_over_embedding=" + fmt(dense / embed, 1));
     }
-    comm.broadcast(dense);
-    WaveletOptions options;
-    options.rank = vm["rank"].as<std::int64_t>();
-    options.seed = vm["seed"].as<std::uint64_t>();
-    Timer timer;
-    random_wavelet_features(normalized_laplacian_operator(g), h, options);
-    const double embed = comm.max(timer.seconds());
-    log.result("bench=wavelet_vs_dense graph=" + o.graph + " nodes=" + std::to_string(g.n_global()) + " ranks=" +
-               std::to_string(comm.size()) + " dense_eigendecomposition_seconds=" + fmt(dense, 3) +
-               " embedding_seconds=" + fmt(embed, 3) + " dense_over_embedding=" + fmt(dense / embed, 1));
+    if (anchor_session && g.n_global() <= slepc_max) {
+      const double tol = vm["slepc-tol"].as<double>();
+      comm.barrier();
+      const Timer timer;
+      const PartialEigenpairs pairs = anchor->smallest_eigenpairs(g, k, tol);
+      const double solve = comm.max(timer.seconds());
+      Eigen::MatrixXd phi = pairs.vectors_local;
+      for (Eigen::Index j = 0; j < phi.cols(); ++j) phi.col(j) *= std::sqrt(h(std::max(0.0, pairs.values(j))));
+      const double anchor_error = kernel_error(op, sums, h, phi, error_steps, seed);
+      vs_slepc[g.n_global()] = {embed, solve};
+      log.result("bench=wavelet_vs_" + anchor->name + " nodes=" + std::to_string(g.n_global()) + " ranks=" +
+                 std::to_string(comm.size()) + " tol=" + sci(tol) + " " + anchor->name + "_seconds=" + fmt(solve, 3) +
+                 " " + anchor->name + "_iterations=" + std::to_string(pairs.iterations) + " " + anchor->name +
+                 "_kernel_error=" + fmt(error_steps > 0 ? anchor_error : -1.0, 6) + " lambda_K=" +
+                 sci(pairs.values(k - 1)) + " embedding_seconds=" + fmt(embed, 3) + " embedding_kernel_error=" +
+                 fmt(error, 6) + " kernel_error_ratio=" + fmt(error / anchor_error, 3) + " " + anchor->name +
+                 "_over_embedding=" + fmt(solve / embed, 2));
+    }
   }
+  if (!vs_dense.empty())
+    log.result("bench=wavelet_crossover anchor=dense ranks=" + std::to_string(comm.size()) + " " + crossover(vs_dense));
+  if (!vs_slepc.empty())
+    log.result("bench=wavelet_crossover anchor=" + anchor->name + " ranks=" + std::to_string(comm.size()) + " " +
+               crossover(vs_slepc));
   return 0;
 }
 

@@ -76,7 +76,7 @@ int run_couple(const CommandContext& ctx) {
   });
   const Log& log = ctx.log;
   Timer total;
-  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, false);  // checks --out first
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);  // checks --out first
   o.start_every = std::max<std::int64_t>(1, g.n_global() / start_nodes);
   log.info(std::string("couple      target ") + (o.target == SigmaTarget::kernel ? describe(o.kernel) : "pagerank") +
            ", p_halt " + fmt(o.walk.p_halt, 3) + ", m " + std::to_string(o.order) + ", S " + std::to_string(o.samples) +
@@ -113,7 +113,7 @@ int run_couple(const CommandContext& ctx) {
     });
     log.info("wrote       " + out_path);
   }
-  print_run_summary(log, comm, total.seconds(), 0);
+  print_run_summary(log, comm, total.seconds());
   return 0;
 }
 

@@ -13,9 +13,11 @@ namespace graphrf {
 
 void add_info_options(po::options_description& desc) {
   add_graph_options(desc);
-  desc.add_options()
+  po::options_description output("output");
+  output.add_options()
       ("out", po::value<std::string>(), "write /nodes and /graph to this HDF5 file")
       ("weights", po::value<std::string>()->default_value("normalized"), "/graph values: normalized (D^-1/2 A D^-1/2) or raw (A)");
+  desc.add(output);
 }
 
 namespace {
@@ -75,7 +77,7 @@ int run_info(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + out_path + " in " + fmt(timer.seconds()) + " s");
   }
-  print_run_summary(log, comm, total_timer.seconds(), 0);  // bytes: only the walk phases count them
+  print_run_summary(log, comm, total_timer.seconds());
   return 0;
 }
 

@@ -63,7 +63,7 @@ int run_pagerank(const CommandContext& ctx) {
   });
   const Log& log = ctx.log;
   Timer total;
-  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path, false);
+  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   log.info("pagerank    damping " + fmt(1 - walk.p_halt, 3) + ", " + std::to_string(walk.walkers) + " walkers per node, coupling " +
            coupling_name(walk.coupling) + ", max-length " + std::to_string(walk.max_length));
   const PageRankEstimate estimate = pagerank_by_walks(g, walk, log);
@@ -110,7 +110,7 @@ int run_pagerank(const CommandContext& ctx) {
     out.commit();
     log.info("wrote       " + out_path + " (rows in ascending node id order)");
   }
-  print_run_summary(log, comm, total.seconds(), s.bytes_sent);
+  print_run_summary(log, comm, total.seconds());
   return 0;
 }
 

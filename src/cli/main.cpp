@@ -1,10 +1,16 @@
 // graphrf command-line entry point (see main_guard.hpp for how errors end the job).
 #include "graphrf/cli/cli.hpp"
+#ifdef GRAPHRF_HAVE_SLEPC
+#include "graphrf/cli/eigensolver_anchor.hpp"
+#endif
 #include "graphrf/mpi/main_guard.hpp"
 #include "graphrf/mpi/mpi_environment.hpp"
 
 int main(int argc, char** argv) {
   graphrf::MpiEnvironment env(argc, argv);
   const graphrf::Communicator world(MPI_COMM_WORLD);
+#ifdef GRAPHRF_HAVE_SLEPC
+  graphrf::register_eigensolver_anchor(graphrf::slepc_krylov_schur_anchor());  // for bench-wavelet
+#endif
   return graphrf::run_guarded("graphrf", world, [&] { return graphrf::run_cli(world, argc, argv); });
 }

@@ -1,10 +1,65 @@
 #include "graphrf/graph/laplacian_operator.hpp"
 
 #include <memory>
+#include <span>
 
 namespace graphrf {
 
-DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) {
+namespace {
+// Calls finish(i, acc) for every owned row i with acc[c] = sum_j w_ij x_j[c] over the row's neighbours in
+// canonical order (the CSR order), x given as row-major panels: owned rows `rows`, ghost rows `ghosts`.
+template <class Finish>
+void for_each_neighbour_sum(const DistributedGraph& g, const std::vector<double>& weight,
+                            const std::vector<std::int64_t>& source, const double* rows, const double* ghosts,
+                            Eigen::Index b, Finish&& finish) {
+  std::vector<double> acc_storage(static_cast<size_t>(b));
+  double* __restrict acc = acc_storage.data();
+  for (std::int64_t i = 0; i < g.n_local(); ++i) {
+    for (Eigen::Index c = 0; c < b; ++c) acc[c] = 0.0;
+    for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
+      const double w = weight[static_cast<size_t>(k)];
+      const std::int64_t s = source[static_cast<size_t>(k)];
+      const double* __restrict xr = s >= 0 ? rows + s * b : ghosts + (-1 - s) * b;
+      for (Eigen::Index c = 0; c < b; ++c) acc[c] += w * xr[c];
+    }
+    finish(i, acc);
+  }
+}
+
+std::vector<double> exchange_ghost_rows(const DistributedGraph& g, const double* rows, Eigen::Index b) {
+  std::vector<double> ghosts(g.ghosts.size() * static_cast<size_t>(b));
+  g.ghost_exchange.exchange<double>(std::span<const double>(rows, static_cast<size_t>(g.n_local() * b)), ghosts,
+                                    static_cast<int>(b));
+  return ghosts;
+}
+
+// The diagonal s_i of L: 1 (normalised) or the weighted degree d_i (combinatorial).
+double diagonal_of(const DistributedGraph& g, bool combinatorial, std::int64_t i) {
+  return combinatorial ? g.degree[static_cast<size_t>(i)] : 1.0;
+}
+
+// The fused step's row update; the two flags are compile-time so the inner loop has no branches.
+template <bool kSubtractPrev, bool kAccumulate>
+void fused_rows(const DistributedGraph& g, bool combinatorial, const std::vector<std::int64_t>& source,
+                const double* cur, const double* prev, double* next, double* out, Eigen::Index b, double scale,
+                double shift, double coeff) {
+  const std::vector<double> ghosts = exchange_ghost_rows(g, cur, b);
+  const auto& weight = combinatorial ? g.weight : g.normalized_weight;
+  for_each_neighbour_sum(g, weight, source, cur, ghosts.data(), b, [&](std::int64_t i, const double* __restrict acc) {
+    const double* __restrict ci = cur + i * b;
+    const double diagonal = diagonal_of(g, combinatorial, i);
+    for (Eigen::Index c = 0; c < b; ++c) {
+      const double lx = diagonal * ci[c] - acc[c];  // (L cur)_ic, as apply computes it
+      double v = scale * (lx - shift * ci[c]);
+      if constexpr (kSubtractPrev) v -= prev[i * b + c];
+      next[i * b + c] = v;
+      if constexpr (kAccumulate) out[i * b + c] += coeff * v;
+    }
+  });
+}
+
+// L = I - D^-1/2 A D^-1/2 (normalised) or D - A (combinatorial): y_i = s_i x_i - sum_j w_ij x_j.
+DistributedOperator laplacian_operator(const DistributedGraph& g, bool combinatorial) {
   DistributedOperator op;
   op.comm = g.comm;
   op.n_global = g.n_global();
@@ -17,27 +72,31 @@ DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) {
     const auto c = g.col[k];
     (*source)[k] = g.owns(c) ? c - g.first() : -1 - g.ghost_slot(c);
   }
-  op.apply = [&g, source](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
+  op.apply = [&g, source, combinatorial](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
     const Eigen::Index b = x.cols();
     // Ghost exchange of whole rows: pack rows contiguously (Eigen is column-major).
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = x;
-    std::vector<double> ghosts(g.ghosts.size() * static_cast<size_t>(b));
-    g.ghost_exchange.exchange<double>(std::span<const double>(rows.data(), static_cast<size_t>(rows.size())), ghosts,
-                                      static_cast<int>(b));
+    const std::vector<double> ghosts = exchange_ghost_rows(g, rows.data(), b);
     y.resize(x.rows(), b);
-    std::vector<double> acc(static_cast<size_t>(b));
-    for (std::int64_t i = 0; i < g.n_local(); ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
-        const double w = g.normalized_weight[static_cast<size_t>(k)];
-        const std::int64_t s = (*source)[static_cast<size_t>(k)];
-        const double* xr = s >= 0 ? rows.data() + s * b : ghosts.data() + (-1 - s) * b;
-        for (Eigen::Index c = 0; c < b; ++c) acc[static_cast<size_t>(c)] += w * xr[c];
-      }
-      for (Eigen::Index c = 0; c < b; ++c) y(i, c) = x(i, c) - acc[static_cast<size_t>(c)];
-    }
+    const auto& weight = combinatorial ? g.weight : g.normalized_weight;
+    for_each_neighbour_sum(g, weight, *source, rows.data(), ghosts.data(), b, [&](std::int64_t i, const double* acc) {
+      const double diagonal = diagonal_of(g, combinatorial, i);
+      for (Eigen::Index c = 0; c < b; ++c) y(i, c) = diagonal * x(i, c) - acc[c];
+    });
+  };
+  op.fused_step = [&g, source, combinatorial](const double* cur, const double* prev, double* next, double* out,
+                                              Eigen::Index b, double scale, double shift, double coeff) {
+    if (prev && out) fused_rows<true, true>(g, combinatorial, *source, cur, prev, next, out, b, scale, shift, coeff);
+    else if (prev) fused_rows<true, false>(g, combinatorial, *source, cur, prev, next, out, b, scale, shift, coeff);
+    else if (out) fused_rows<false, true>(g, combinatorial, *source, cur, prev, next, out, b, scale, shift, coeff);
+    else fused_rows<false, false>(g, combinatorial, *source, cur, prev, next, out, b, scale, shift, coeff);
   };
   return op;
 }
+}  // namespace
+
+DistributedOperator normalized_laplacian_operator(const DistributedGraph& g) { return laplacian_operator(g, false); }
+
+DistributedOperator combinatorial_laplacian_operator(const DistributedGraph& g) { return laplacian_operator(g, true); }
 
 }  // namespace graphrf

@@ -19,14 +19,6 @@ Eigen::MatrixXd gather_entries_on_root(const Communicator& comm, const std::vect
 }
 }  // namespace
 
-void check_reference_size(const DistributedGraph& g) {
-  collective_try(*g.comm, [&] {
-    if (g.n_global() > kMaxReferenceNodes)
-      throw InputError("--reference: the graph has " + std::to_string(g.n_global()) +
-                       " nodes; dense references are limited to " + std::to_string(kMaxReferenceNodes) + " nodes");
-  });
-}
-
 Eigen::MatrixXd gather_dense_w(const DistributedGraph& g, const WalkOptions& options) {
   std::vector<Entry> local;
   for (std::int64_t i = 0; i < g.n_local(); ++i)

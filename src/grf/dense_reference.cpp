@@ -37,27 +37,34 @@ Eigen::MatrixXd normalized_adjacency(const Eigen::MatrixXd& A) {
   return inv_sqrt.asDiagonal() * A * inv_sqrt.asDiagonal();
 }
 
-Eigen::MatrixXd kernel_matrix_exact(const KernelSpec& spec, const Eigen::MatrixXd& W) {
+DenseSpectrum symmetric_spectrum(const Eigen::MatrixXd& W) {
   require_square(W, "kernel_matrix_exact");
   const double scale = W.norm();
   if (!((W - W.transpose()).norm() <= 1e-12 * scale))
     throw std::invalid_argument("kernel_matrix_exact: W must be symmetric");
-  if (W.rows() == 0) return Eigen::MatrixXd(0, 0);
+  if (W.rows() == 0) return {};
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(W);
   if (es.info() != Eigen::Success) throw Error("kernel_matrix_exact: eigendecomposition of W did not converge");
-  Eigen::VectorXd g(W.rows());
+  return {es.eigenvalues(), es.eigenvectors()};
+}
+
+Eigen::MatrixXd kernel_matrix_from_spectrum(const KernelSpec& spec, const DenseSpectrum& w) {
+  if (w.values.size() == 0) return Eigen::MatrixXd(0, 0);
+  Eigen::VectorXd g(w.values.size());
   for (Eigen::Index i = 0; i < g.size(); ++i) {
-    g(i) = kernel_of_w_eigenvalue(spec, es.eigenvalues()(i));
+    g(i) = kernel_of_w_eigenvalue(spec, w.values(i));
     if (!std::isfinite(g(i))) {
       std::ostringstream os;
       os.precision(12);
-      os << "kernel_matrix_exact: " << describe(spec) << " is not finite at eigenvalue " << es.eigenvalues()(i)
-         << " of W";
+      os << "kernel_matrix_exact: " << describe(spec) << " is not finite at eigenvalue " << w.values(i) << " of W";
       throw Error(os.str());
     }
   }
-  const Eigen::MatrixXd& V = es.eigenvectors();
-  return V * g.asDiagonal() * V.transpose();
+  return w.vectors * g.asDiagonal() * w.vectors.transpose();
+}
+
+Eigen::MatrixXd kernel_matrix_exact(const KernelSpec& spec, const Eigen::MatrixXd& W) {
+  return kernel_matrix_from_spectrum(spec, symmetric_spectrum(W));
 }
 
 Eigen::MatrixXd kernel_matrix_series(std::span<const double> alpha, const Eigen::MatrixXd& W) {

@@ -1,54 +1,74 @@
 #include "graphrf/grf/grf_output.hpp"
 
+#include "graphrf/graph/canonical_order.hpp"
+
 namespace graphrf {
 
 namespace {
 
-// Global indptr of row blocks: each rank writes the offsets of its rows; the last rank adds the end.
-std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vector<std::int64_t>& local_indptr) {
-  const std::int64_t base = comm.exscan_sum(local_indptr.back());
-  std::vector<std::int64_t> out(local_indptr.begin(), local_indptr.end() - (comm.rank() + 1 == comm.size() ? 0 : 1));
-  for (auto& v : out) v += base;
-  return out;
-}
-
-void write_walk_statistics(H5Output& out, const std::string& group, const WalkStatistics& s) {
+// Results of the walks (the same for any launch) under `group`; what depends on the launch (per-rank traffic,
+// times, hops that crossed ranks) under /launch`group`. "walkers" means walkers per node everywhere (the
+// --walkers option); the total is "walks".
+void write_walk_statistics(H5Output& out, const std::string& group, const WalkStatistics& s, std::int64_t walkers_per_node) {
   out.write_replicated<std::int64_t>(group + "/length_histogram", s.length_histogram);
-  out.write_per_rank<std::int64_t>(group + "/messages_sent", s.messages_sent);
-  out.write_per_rank<std::int64_t>(group + "/bytes_sent", s.bytes_sent);
-  out.write_per_rank<double>(group + "/walk_seconds", s.walk_seconds);
-  out.set_attribute(group, "walkers", s.walkers);
+  out.set_attribute(group, "walks", s.walkers);
+  out.set_attribute(group, "walkers_per_node", walkers_per_node);
   out.set_attribute(group, "hops", s.hops);
   out.set_attribute(group, "dead_ends", s.dead_ends);
   out.set_attribute(group, "truncated", s.truncated);
-  out.set_attribute(group, "cross_rank_hops", s.cross_rank_hops);
+  const std::string launch = "/launch" + group;
+  out.write_per_rank<std::int64_t>(launch + "/messages_sent", s.messages_sent);
+  out.write_per_rank<std::int64_t>(launch + "/bytes_sent", s.bytes_sent);
+  out.write_per_rank<double>(launch + "/walk_seconds", s.walk_seconds);
+  out.set_attribute(launch, "cross_rank_hops", s.cross_rank_hops);
+}
+
+// M_t in canonical order: rows routed, columns translated, entries sorted by column, then length.
+void write_length_resolved(H5Output& out, const CanonicalOrder& order, const std::string& group,
+                           const LengthResolvedGrf& m) {
+  struct Entry {
+    std::int64_t column;
+    std::int32_t length;
+    double value;
+  };
+  std::vector<Entry> entries(m.col.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) entries[k] = {m.col[k], m.length[k], m.value[k]};
+  const CanonicalRaggedBlock<Entry> block =
+      route_sparse_rows(order, m.indptr, std::move(entries), [](const Entry& a, const Entry& b) {
+        return a.column != b.column ? a.column < b.column : a.length < b.length;
+      });
+  std::vector<std::int64_t> indices(block.entries.size());
+  std::vector<std::int32_t> length(block.entries.size());
+  std::vector<double> value(block.entries.size());
+  for (std::size_t k = 0; k < block.entries.size(); ++k) {
+    indices[k] = block.entries[k].column;
+    length[k] = block.entries[k].length;
+    value[k] = block.entries[k].value;
+  }
+  out.write_rows<std::int64_t>(group + "/indptr", global_indptr(order.comm(), block.indptr));
+  out.write_rows<std::int64_t>(group + "/indices", indices);
+  out.write_rows<std::int32_t>(group + "/length", length);
+  out.write_rows<double>(group + "/data", value);
 }
 
 }  // namespace
 
-void write_sparse_rows(H5Output& out, const std::string& group, const SparseRows& rows, std::int64_t n_cols) {
-  out.write_csr(group, n_cols, rows.indptr, rows.col, rows.value);
-}
-
 void write_grf(H5Output& out, const DistributedGraph& g, const GrfRun& run, const KernelSpec& kernel,
                const WalkOptions& walk) {
-  const Communicator& comm = *g.comm;
+  const CanonicalOrder order(g);
   const std::int64_t n = g.n_global();
   for (size_t e = 0; e < run.phi.size(); ++e) {
     const std::string name = e == 0 ? "/grf" : "/grf" + std::to_string(e + 1);
-    write_sparse_rows(out, name, run.phi[e], n);
-    const auto& m = run.by_length[e];
+    const SparseRows& phi = run.phi[e];
+    write_node_csr(out, order, name, phi.indptr, phi.col, phi.value);
     const std::string by_length = e == 0 ? "/grf_by_length" : "/grf" + std::to_string(e + 1) + "_by_length";
-    out.write_rows<std::int64_t>(by_length + "/indptr", global_indptr(comm, m.indptr));
-    out.write_rows<std::int64_t>(by_length + "/indices", m.col);
-    out.write_rows<std::int32_t>(by_length + "/length", m.length);
-    out.write_rows<double>(by_length + "/data", m.value);
+    write_length_resolved(out, order, by_length, run.by_length[e]);
     const std::int64_t shape[2] = {n, n};
     out.set_attribute(by_length, "shape", std::span<const std::int64_t>(shape, 2));
     out.set_attribute(by_length, "max_length", walk.max_length);
     out.set_attribute(by_length, "description",
                       std::string("M_t[i, q] = (1/n) sum of loads of walks from i at q after t hops; Phi = sum_t f_t M_t"));
-    write_walk_statistics(out, e == 0 ? "/walks" : "/walks" + std::to_string(e + 1), run.walks[e]);
+    write_walk_statistics(out, e == 0 ? "/walks" : "/walks" + std::to_string(e + 1), run.walks[e], walk.walkers);
   }
   out.write_replicated<double>("/kernel/f", run.f);
   out.write_replicated<double>("/kernel/alpha", run.alpha);

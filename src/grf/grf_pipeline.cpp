@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/grf/grf_memory.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
 #include "graphrf/grf/spectral_radius.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -26,6 +28,19 @@ const char* estimator_name(GrfEstimator e) {
   return "?";
 }
 
+namespace {
+
+// Which owned rows start walkers (empty when every row does).
+std::vector<bool> rows_starting_walkers(const DistributedGraph& g, const WalkOptions& walk) {
+  if (walk.start_every == 1) return {};
+  std::vector<bool> starts(static_cast<size_t>(g.n_local()));
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    starts[static_cast<size_t>(i)] = starts_walkers(walk, g.canonical_index[static_cast<size_t>(i)]);
+  return starts;
+}
+
+}  // namespace
+
 GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk, GrfEstimator estimator,
                    const Log& log, const WalkLimits& limits) {
   const Communicator& comm = *g.comm;
@@ -37,21 +52,27 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     if (g.n_global() >= (std::int64_t{1} << 43))  // grf_matrix packs (column, step) into one 64-bit key
       throw InputError("--graph: GRFs support up to 2^43 nodes (got " + std::to_string(g.n_global()) + ")");
     validate(kernel, rho);
+    run.spectral_radius = rho;
+    run.truncation_bias_bound = truncation_bias_bound(kernel, estimator, walk.max_length, rho);
     run.alpha = kernel_alpha(kernel, terms);
     run.f = estimator == GrfEstimator::asymmetric ? run.alpha : kernel_f(kernel, terms);
   });
   if (has_negative(run.f))
     log.warn(std::string(estimator == GrfEstimator::asymmetric ? "alpha" : "f") +
              " has negative entries: the masked-attention normaliser can be negative");
-  const int ensembles = estimator == GrfEstimator::two_ensembles ? 2 : 1;
-  for (int e = 0; e < ensembles; ++e) {
+  for (int e = 0; e < ensembles(estimator); ++e) {
     WalkOptions o = walk;
     o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble
-    WalkResult result = run_walks(g, o, log, limits);
+    // Rows are assembled while the walks run, each as soon as its walkers have all ended.
+    GrfRowAssembler assembler(g.first(), g.n_local(), walk.walkers, run.f, open_row_limit(walk, limits),
+                              expected_entries(walk, g.n_local()), rows_starting_walkers(g, walk));
+    WalkResult result = run_walks(g, o, log, limits, &assembler);
     run.walks.push_back(result.stats);
     Timer timer;
-    run.by_length.push_back(assemble_length_resolved(std::move(result.deposits), g.first(), g.n_local(), walk.walkers));
-    run.phi.push_back(combine_lengths(run.by_length.back(), run.f));
+    AssembledGrf rows;
+    collective_try(comm, [&] { rows = assembler.finish(); });
+    run.by_length.push_back(std::move(rows.by_length));
+    run.phi.push_back(std::move(rows.phi));
     run.assemble_seconds += comm.max(timer.seconds());
   }
   return run;
@@ -76,6 +97,25 @@ double sparsity_bound(std::int64_t walkers, double p_halt, double delta) {
   if (p_halt == 0.0) return std::numeric_limits<double>::infinity();  // fixed-length walks: bounded by 1 + n T instead
   const double b = std::log(1.0 - std::pow(1.0 - delta, 1.0 / static_cast<double>(walkers))) / std::log(1.0 - p_halt);
   return 1.0 + static_cast<double>(walkers) * b;
+}
+
+double truncation_bias_bound(const KernelSpec& kernel, GrfEstimator estimator, std::int64_t max_length,
+                             double spectral_radius) {
+  const auto t_max = static_cast<size_t>(max_length);
+  const int terms = static_cast<int>(2 * max_length + 400);
+  const std::vector<double> alpha = kernel_alpha(kernel, terms);
+  std::vector<double> kept(alpha.size(), 0.0);
+  if (estimator == GrfEstimator::asymmetric) {
+    for (size_t k = 0; k <= t_max && k < alpha.size(); ++k) kept[k] = alpha[k];
+  } else {
+    const std::vector<double> f = kernel_f(kernel, terms);
+    for (size_t t = 0; t <= t_max && t < f.size(); ++t)
+      for (size_t s = 0; s <= t_max && s < f.size() && t + s < kept.size(); ++s) kept[t + s] += f[t] * f[s];
+  }
+  double bound = 0, power = 1;
+  for (size_t k = 0; k < alpha.size(); ++k, power *= spectral_radius)
+    if (k > t_max) bound += std::abs(alpha[k] - kept[k]) * power;
+  return bound;
 }
 
 Eigen::MatrixXd dense_kernel_estimate(const DistributedGraph& g, const GrfRun& run) {

@@ -22,6 +22,18 @@ struct FeatureEntry {
   double value;
 };
 
+// Keeps every deposit it is handed (the walk end points of sigma learning's PageRank target: one per walk).
+class EndpointCollector final : public DepositSink {
+ public:
+  void add_visits(std::uint32_t, std::span<const Deposit> visits) override {
+    deposits.insert(deposits.end(), visits.begin(), visits.end());
+  }
+  void walker_finished(std::uint32_t, std::int32_t) override {}
+  bool can_start_row(std::int64_t) const override { return true; }
+
+  std::vector<Deposit> deposits;
+};
+
 bool sampled(const DistributedGraph& g, std::int64_t local, std::int64_t every) {
   return g.canonical_index[static_cast<size_t>(local)] % every == 0;
 }
@@ -58,8 +70,9 @@ std::vector<FeatureEntry> quantile_rows(const DistributedGraph& g, const SigmaLe
   walk.teleport_dangling = true;
   WalkLimits limits;
   limits.deposit_endpoints = true;
-  WalkResult result = run_walks(g, walk, log, limits);
-  auto& d = result.deposits;
+  EndpointCollector endpoints;
+  run_walks(g, walk, log, limits, &endpoints);
+  auto& d = endpoints.deposits;
   std::sort(d.begin(), d.end(), [](const Deposit& a, const Deposit& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
   const double share = 1.0 / static_cast<double>(o.samples);
   for (size_t k = 0; k < d.size();) {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "graphrf/core/timer.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
 
@@ -62,6 +63,45 @@ class InputFile {
   std::int64_t size_ = 0;
 };
 
+// A header's entry count that disagrees with the data means a truncated or hand-edited file: refused, naming
+// the header line. Checked after parsing, so a malformed line is reported first.
+void check_declared_entries(const std::string& path, GraphFormat format, const FileHeader& header,
+                            std::int64_t records, std::int64_t arcs_listed) {
+  if (header.declared_entries < 0) return;
+  const std::string at = path + ":" + std::to_string(header.data_first_line - 1) + ": ";
+  const std::string declared = std::to_string(header.declared_entries);
+  if (format == GraphFormat::matrix_market && records != header.declared_entries)
+    throw InputError(at + "the size line declares " + declared + " entries but " + std::to_string(records) +
+                     " entry lines follow (truncated or edited file?)");
+  if (format == GraphFormat::dimacs && records != header.declared_entries)
+    throw InputError(at + "the problem line declares " + declared + " arcs but " + std::to_string(records) +
+                     " arc lines follow (truncated or edited file?)");
+  // METIS lists every undirected edge from both ends: 2m neighbour entries.
+  if (format == GraphFormat::metis && arcs_listed != 2 * header.declared_entries)
+    throw InputError(at + "the header declares " + declared + " edges but the vertex lines list " +
+                     std::to_string(arcs_listed) + " neighbours (expected 2 x " + declared +
+                     ": every edge from both ends)");
+}
+
+// A header may declare any size: a 77-byte file can claim 10^12 nodes. Before anything is allocated for the
+// declared nodes, their cost is checked against the memory one rank may use. Loading costs about
+// kLoadBytesPerNode per node (ids, row pointers, degrees, partition and relabelling arrays) and
+// kLoadBytesPerArc per arc (the parsed arc, its mirror and the CSR entry), spread over the ranks.
+constexpr double kLoadBytesPerNode = 64;
+constexpr double kLoadBytesPerArc = 48;
+
+void check_declared_size_fits(const Communicator& comm, const std::string& path, const FileHeader& header,
+                              std::uint64_t memory_limit_option) {
+  if (header.declared_nodes < 0) return;
+  const double arcs = 2.0 * static_cast<double>(std::max<std::int64_t>(header.declared_entries, 0));
+  const double need = (kLoadBytesPerNode * static_cast<double>(header.declared_nodes) + kLoadBytesPerArc * arcs) /
+                      comm.size();
+  const std::uint64_t limit = memory_limit_per_rank(comm, memory_limit_option);
+  check_memory_fits(comm, need, limit,
+                    path + ":" + std::to_string(header.data_first_line - 1) + ": the header declares " +
+                        std::to_string(header.declared_nodes) + " nodes; loading them");
+}
+
 }  // namespace
 
 std::string read_line_aligned_share(const std::string& path, std::int64_t data_offset, std::int64_t file_size, int rank,
@@ -105,6 +145,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   comm.broadcast(header);
   comm.broadcast(file_size);
   comm.broadcast(reason);
+  check_declared_size_fits(comm, path, header, options.memory_limit);
 
   ArcInput input;
   std::string chunk;
@@ -130,6 +171,8 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   ParsedChunk parsed;
   collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });
   std::string().swap(chunk);
+  const std::int64_t arcs_listed = comm.sum(static_cast<std::int64_t>(parsed.arcs.size()) + parsed.self_loops_dropped);
+  collective_try(comm, [&] { check_declared_entries(path, format, header, total_records, arcs_listed); });
   if (ids_from_arcs && !options.keep_self_loops) {
     std::erase_if(parsed.arcs, [&](const Arc& a) {
       if (a.u != a.v) return false;

@@ -29,12 +29,13 @@ bool names_weight(std::string_view name) {
 
 }  // namespace
 
-FileHeader edge_list_header(std::string_view head, const std::string& /*file*/, int weight_column_option) {
+FileHeader edge_list_header(std::string_view head, const std::string& file, int weight_column_option) {
   FileHeader header;
   HeadLines lines(head);
   header.data_offset = lines.start_offset();
   int named_weight_column = 0;
   int first_data_columns = -1;
+  std::int64_t first_data_line = 0;
   while (lines.next()) {
     const std::string_view t = trim_left(lines.text);
     if (is_comment_or_blank(t)) continue;
@@ -46,6 +47,7 @@ FileHeader edge_list_header(std::string_view head, const std::string& /*file*/, 
                            (!has_second || !looks_numeric(second));
     if (!is_header) {
       first_data_columns = count_tokens(t, true);
+      first_data_line = lines.number;
       break;
     }
     header.skipped_header_line = lines.number;
@@ -60,6 +62,11 @@ FileHeader edge_list_header(std::string_view head, const std::string& /*file*/, 
       }
     }
   }
+  if (first_data_columns < 0 && static_cast<std::int64_t>(head.size()) >= kFormatHeadBytes) {
+    // The weight column is decided from the first edge line; one that does not end within the head cannot be.
+    throw_file_error(file, "line " + std::to_string(lines.number + 1) +
+                               " is longer than 1 MiB (or no edge line starts in the first 1 MiB): not an edge list");
+  }
   if (weight_column_option > 0) {
     header.weight_column = weight_column_option;
   } else if (weight_column_option == 0) {
@@ -70,6 +77,7 @@ FileHeader edge_list_header(std::string_view head, const std::string& /*file*/, 
     }
   }
   header.has_weights = header.weight_column > 0;
+  if (weight_column_option == 0 && !header.has_weights) header.unweighted_by_first_line = first_data_line;
   return header;
 }
 
@@ -101,6 +109,13 @@ void parse_edge_list(const FileHeader& header, std::string_view chunk, const Chu
     const std::int64_t u = parse_id(a, at, "node id", 0, hi);
     const std::int64_t v = parse_id(b, at, "node id", 0, hi);
     double w = 1.0;
+    std::string_view extra;
+    if (header.unweighted_by_first_line > 0 && tokens.next(extra)) {
+      throw_line_error(at, "3 or more columns, but the first edge line (line " +
+                               std::to_string(header.unweighted_by_first_line) +
+                               ") has 2, so the file was read without weights and column 3 would be ignored; "
+                               "give --weight-column 3 to read weights or --weight-column -1 to ignore extra columns");
+    }
     if (weight_column > 0) {
       std::string_view token;
       int column = 2;

@@ -26,9 +26,34 @@ bool H5Input::has(const std::string& dataset) const {
   return true;
 }
 
+namespace {
+
+const char* type_class_name(H5T_class_t c) {
+  switch (c) {
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_REFERENCE: return "reference";
+    case H5T_VLEN: return "variable-length";
+    case H5T_ARRAY: return "array";
+    case H5T_BITFIELD: return "bitfield";
+    default: return "non-numeric";
+  }
+}
+
+}  // namespace
+
 std::vector<std::uint64_t> H5Input::shape(const std::string& dataset) const {
   if (!has(dataset)) throw InputError(path_ + ": no dataset " + dataset);
-  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const hid_t id = H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT);
+  if (id < 0) throw InputError(path_ + ": " + dataset + " is not a dataset (a group?); expected a numeric dataset");
+  const h5::Dataset d(id);
+  // Only numbers convert to the int64/double rows the readers return: name anything else here.
+  const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_INTEGER && type_class != H5T_FLOAT)
+    throw InputError(path_ + ": " + dataset + " holds " + type_class_name(type_class) + " values; expected numbers");
   const auto space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
   const int rank = h5::check(H5Sget_simple_extent_ndims(space.get()), "get rank", dataset);
   std::vector<hsize_t> dims(static_cast<size_t>(rank));

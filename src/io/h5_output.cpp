@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <ctime>
 #include <exception>
 
+#include "graphrf/core/fault_injection.hpp"
+#include "graphrf/core/unrecoverable.hpp"
 #include "graphrf/version.hpp"
 
 namespace graphrf {
@@ -92,6 +95,16 @@ std::string normalize(const std::string& path) {
 
 std::string rank_prefix(const Communicator& comm) { return "rank " + std::to_string(comm.rank()) + ": "; }
 
+// HDF5 reports a failed write by its own function names; when the file system is full, say so.
+std::string storage_hint(const std::string& file) {
+  const auto slash = file.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : file.substr(0, slash));
+  struct statvfs fs {};
+  if (::statvfs(folder.c_str(), &fs) == 0 && fs.f_bavail == 0)
+    return " (no space left on device: the file system of " + folder + " is full)";
+  return {};
+}
+
 // Local argument checks shared by the dataset writers ("" if fine).
 std::string check_dataset_path(const std::string& where, const std::string& dataset) {
   if (split_path(dataset).empty()) return where + ": the dataset path is empty";
@@ -119,7 +132,8 @@ void check_output_writable(const Communicator& comm, const std::string& path) {
       const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
       if (fd < 0) {
         const int err = errno;
-        reason = std::strerror(err);
+        // The output is written as PATH.partial first: name that file, whose creation is what failed.
+        reason = std::string(std::strerror(err)) + " (creating " + partial + ", which is written first and then renamed)";
       } else {
         ::close(fd);
         ::unlink(partial.c_str());
@@ -213,14 +227,38 @@ void H5Output::agree(const std::string& operation, const std::string& local_erro
   throw Error(message);
 }
 
+void H5Output::agree_write(const std::string& dataset, const std::string& local_error) {
+  const int failing = comm_.allreduce(local_error.empty() ? comm_.size() : comm_.rank(), MPI_MIN);
+  if (failing == comm_.size()) return;
+  std::string message = local_error;
+  comm_.broadcast(message, failing);
+  mark_unrecoverable();  // HDF5 would try to flush this file's metadata at MPI_Finalize, out of step across ranks
+  abandon();  // every rank is here
+  throw InputError("--out " + path_ + ": cannot write " + dataset + ": " + message + storage_hint(partial_),
+                   /*collective=*/true);
+}
+
 void H5Output::commit() {
   require_open("commit");
+  fault_injection_pause_before_commit(path_.c_str());
   std::string close_error;
-  if (file_.close() < 0) close_error = "commit: close file " + partial_ + ": " + h5::innermost_error();
+  if (file_.close() < 0) {
+    mark_unrecoverable();
+    close_error = "--out " + path_ + ": cannot write " + partial_ + ": " + h5::innermost_error() + storage_hint(partial_);
+  }
   // The reduction inside agree() also serves as the barrier: rank 0 gets past it only once every rank has
   // closed the file. If closing failed anywhere, every rank throws and rank 0 removes the .partial file.
   agree("commit", close_error, 0);
   state_ = State::closed;
+  // Decided together before the rename: if a signal reached any rank, nobody publishes the file.
+  if (const int signal = comm_.allreduce(interrupt_signal(), MPI_MAX); signal != 0) {
+    if (comm_.rank() == 0) std::remove(partial_.c_str());
+    pending_texts_.clear();
+    comm_.barrier();
+    throw InputError(std::string("interrupted by ") + signal_name(signal) + " while writing: --out " + path_ +
+                         " not written (an existing file there is unchanged)",
+                     /*collective=*/true);
+  }
 
   // Rank 0: deferred variable-length strings through the serial driver, then the rename. Tag 'H' = Hdf5Error,
   // 'I' = InputError (the output path), "" = success.
@@ -422,8 +460,10 @@ void H5Output::write_block(const h5::Dataset& dataset, const std::string& path, 
       h5::check(H5Sselect_none(file_space.get()), "select nothing in", path);
       h5::check(H5Sselect_none(mem_space.get()), "select nothing in memory for", path);
     }
-    h5::check(H5Dwrite(dataset.get(), type, mem_space.get(), file_space.get(), dxpl.get(), buf), "write dataset",
-              path);
+    std::string write_error;
+    if (H5Dwrite(dataset.get(), type, mem_space.get(), file_space.get(), dxpl.get(), buf) < 0)
+      write_error = h5::innermost_error();
+    agree_write(path, write_error);
     H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
     h5::check(H5Pget_mpio_actual_io_mode(dxpl.get(), &mode), "query the I/O mode of", path);
     last_io_mode_ = mode;
@@ -471,6 +511,48 @@ void H5Output::write_rows_agreed(const std::string& dataset, H5Element type, con
   for (auto d : trailing) dims.push_back(d);
   const auto ds = create_dataset(dataset, native_type(type), dims);
   write_block(ds, dataset, native_type(type), element_size(type), data, first_row, local_rows, dims);
+}
+
+void H5Output::create_rows_raw(const std::string& dataset, H5Element type, std::vector<std::uint64_t> shape) {
+  guarded("create_rows", [&] {
+    const std::string where = "create_rows " + normalize(dataset);
+    std::string error = check_dataset_path(where, dataset);
+    if (error.empty() && (shape.empty() || shape.size() > H5S_MAX_RANK)) error = where + ": needs 1 to 32 dimensions";
+    Fingerprint fp;
+    fp.text("create_rows").text(dataset).value(type).value(shape.size());
+    for (auto d : shape) fp.value(d);
+    agree(where, error, fp.get());
+    create_dataset(normalize(dataset), native_type(type), std::vector<hsize_t>(shape.begin(), shape.end()));
+  });
+}
+
+void H5Output::write_rows_at_raw(const std::string& dataset, H5Element type, std::uint64_t first_row, const void* data,
+                                 std::size_t n) {
+  guarded("write_rows_at", [&] {
+    const std::string path = normalize(dataset);
+    const std::string where = "write_rows_at " + path;
+    std::string error = check_dataset_path(where, dataset);
+    std::vector<hsize_t> dims;
+    h5::Dataset ds;
+    if (error.empty()) {
+      ds = h5::Dataset::checked(H5Dopen2(file_.get(), path.c_str(), H5P_DEFAULT), "open dataset", path);
+      auto space = h5::Dataspace::checked(H5Dget_space(ds.get()), "get dataspace of", path);
+      dims.resize(static_cast<size_t>(H5Sget_simple_extent_ndims(space.get())));
+      H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+      std::uint64_t row_elems = 1;
+      for (size_t i = 1; i < dims.size(); ++i) row_elems *= dims[i];
+      const std::uint64_t rows = row_elems == 0 ? 0 : n / row_elems;
+      if (dims.empty() || (row_elems > 0 && n % row_elems != 0) || first_row + rows > dims[0])
+        error = where + ": " + rank_prefix(comm_) + std::to_string(n) + " values at row " + std::to_string(first_row) +
+                " do not fit the dataset's rows";
+    }
+    Fingerprint fp;
+    fp.text("write_rows_at").text(dataset).value(type);
+    agree(where, error, fp.get());
+    std::uint64_t row_elems = 1;
+    for (size_t i = 1; i < dims.size(); ++i) row_elems *= dims[i];
+    write_block(ds, path, native_type(type), element_size(type), data, first_row, row_elems == 0 ? 0 : n / row_elems, dims);
+  });
 }
 
 void H5Output::write_replicated_raw(const std::string& dataset, H5Element type, const void* data, std::size_t n,

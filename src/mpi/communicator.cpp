@@ -2,6 +2,9 @@
 
 #include <climits>
 #include <exception>
+#include <new>
+
+#include "graphrf/core/run_phase.hpp"
 
 namespace graphrf {
 
@@ -10,12 +13,16 @@ std::int64_t g_max_message_bytes = std::int64_t{1} << 30;  // 1 GiB per MPI call
 constexpr int kChunkTag = 7201;
 }  // namespace
 
-void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
+std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(code, text, &len);
-  throw MpiError(std::string(call) + " failed: " + std::string(text, static_cast<size_t>(len)));
+  return std::string(text, static_cast<size_t>(len));
+}
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  throw MpiError(std::string(call) + " failed: " + mpi_error_text(code));
 }
 
 Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
@@ -41,12 +48,14 @@ void Communicator::broadcast_bytes(void* data, std::int64_t bytes, int root) con
     check_mpi(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, comm_), "MPI_Bcast");
     done += n;
   }
+  if (rank_ == root) count_sent_bytes(bytes * (size_ - 1));
 }
 
 Counts Communicator::exchange_counts(const Counts& send_counts) const {
   if (static_cast<int>(send_counts.size()) != size_) throw Error("alltoallv: send_counts has wrong length");
   Counts recv(static_cast<size_t>(size_));
   check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT64_T, recv.data(), 1, MPI_INT64_T, comm_), "MPI_Alltoall");
+  count_sent_bytes(static_cast<std::int64_t>(sizeof(std::int64_t)) * (size_ - 1));
   return recv;
 }
 
@@ -58,6 +67,7 @@ void Communicator::alltoallv_bytes(const void* send, const Counts& send_counts, 
     sdispl[r + 1] = sdispl[r] + send_counts[r];
     rdispl[r + 1] = rdispl[r] + recv_counts[r];
   }
+  count_sent_bytes((sdispl[p] - send_counts[static_cast<size_t>(rank_)]) * static_cast<std::int64_t>(elem_size));
   // MPI_Alltoallv takes int counts and displacements (in units of one element type). Use it when
   // everything fits on every rank; otherwise all ranks switch to chunked point-to-point together.
   const std::int64_t limit = std::min<std::int64_t>(INT_MAX, g_max_message_bytes / static_cast<std::int64_t>(elem_size));
@@ -115,6 +125,9 @@ void collective_try(const Communicator& comm, const std::function<void()>& fn) {
     if (e.collective()) throw;  // already agreed on by every rank
     failed = true;
     message = e.what();
+  } catch (const std::bad_alloc&) {
+    failed = true;
+    message = out_of_memory_message();
   } catch (const std::exception& e) {
     failed = true;
     message = e.what();

@@ -56,8 +56,10 @@ void GhostExchange::exchange_bytes(const void* send, void* recv, size_t bytes_pe
   const auto bpv = static_cast<std::int64_t>(bytes_per_value);
   for (size_t i = 0; i < recv_ranks_.size(); ++i)
     post(false, recv_ranks_[i], recv_bytes + recv_offset_[i] * bpv, recv_count_[i] * bpv);
-  for (size_t i = 0; i < send_ranks_.size(); ++i)
+  for (size_t i = 0; i < send_ranks_.size(); ++i) {
     post(true, send_ranks_[i], send_bytes + send_offset_[i] * bpv, send_count_[i] * bpv);
+    count_sent_bytes(send_count_[i] * bpv);
+  }
   check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 

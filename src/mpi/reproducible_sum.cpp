@@ -204,6 +204,7 @@ std::vector<double> RowBlockReducer::reduce(const std::vector<const Eigen::Matri
       const int parent_home = home_of_block((c - 1) * span);
       if (parent_home == me) continue;
       sends.emplace_back();
+      count_sent_bytes(static_cast<std::int64_t>(m * sizeof(double)));
       check_mpi(MPI_Isend(level.data() + (c - prev_lo) * static_cast<std::int64_t>(m), mcount, MPI_DOUBLE, parent_home,
                           kTreeTagBase + l, mpi, &sends.back()),
                 "MPI_Isend");
@@ -240,6 +241,7 @@ std::vector<double> RowBlockReducer::reduce(const std::vector<const Eigen::Matri
   const int root = home_of_block(0);
   if (me == root) std::copy(level.begin(), level.begin() + static_cast<std::ptrdiff_t>(m), result.begin());
   check_mpi(MPI_Bcast(result.data(), mcount, MPI_DOUBLE, root, mpi), "MPI_Bcast");
+  if (me == root) count_sent_bytes(static_cast<std::int64_t>(m * sizeof(double)) * (comm_->size() - 1));
   return result;
 }
 
@@ -270,6 +272,17 @@ double RowBlockReducer::squared_norm(const Eigen::MatrixXd& x_local) const {
     *out = s;
   });
   return sum[0];
+}
+
+std::vector<double> RowBlockReducer::column_sums(const Eigen::MatrixXd& x_local) const {
+  const auto b = x_local.cols();
+  return reduce({&x_local}, static_cast<std::size_t>(b), [](const std::vector<Eigen::MatrixXd>& blk, double* out) {
+    for (Eigen::Index c = 0; c < blk[0].cols(); ++c) {
+      double s = 0.0;  // plain loop down the column: a fixed order of additions
+      for (Eigen::Index i = 0; i < blk[0].rows(); ++i) s += blk[0](i, c);
+      out[c] = s;
+    }
+  });
 }
 
 }  // namespace graphrf

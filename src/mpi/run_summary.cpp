@@ -2,6 +2,9 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <fstream>
+
 namespace graphrf {
 
 double peak_memory_mib() {
@@ -10,12 +13,20 @@ double peak_memory_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+bool reset_peak_memory() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";  // 5: reset the peak resident set size
+  return static_cast<bool>(clear.flush());
+}
+
 MinAvgMax min_avg_max(const Communicator& comm, double local) {
   return {comm.min(local), comm.sum(local) / comm.size(), comm.max(local)};
 }
 
-void print_run_summary(const Log& log, const Communicator& comm, double seconds, std::int64_t bytes_sent) {
-  const MinAvgMax t = min_avg_max(comm, seconds), b = min_avg_max(comm, static_cast<double>(bytes_sent) / 1e6),
+void print_run_summary(const Log& log, const Communicator& comm, double seconds) {
+  // Read the counter before the reductions below, which send bytes of their own.
+  const double sent_mb = static_cast<double>(sent_bytes_total()) / 1e6;
+  const MinAvgMax t = min_avg_max(comm, seconds), b = min_avg_max(comm, sent_mb),
                   m = min_avg_max(comm, peak_memory_mib());
   auto three = [](const MinAvgMax& x, int precision) {
     return fmt(x.min, precision) + " / " + fmt(x.avg, precision) + " / " + fmt(x.max, precision);
@@ -25,6 +36,29 @@ void print_run_summary(const Log& log, const Communicator& comm, double seconds,
   log.result("summary=run ranks=" + std::to_string(comm.size()) + " seconds_max=" + fmt(t.max, 4) + " seconds_avg=" +
              fmt(t.avg, 4) + " sent_mb_max=" + fmt(b.max, 3) + " sent_mb_total=" + fmt(b.avg * comm.size(), 3) +
              " peak_mib_max=" + fmt(m.max, 1) + " peak_mib_avg=" + fmt(m.avg, 1));
+}
+
+}  // namespace graphrf
+
+namespace graphrf {
+
+void PhaseTimes::add(const std::string& phase, double seconds) {
+  for (auto& [name, total] : phases_)
+    if (name == phase) {
+      total += seconds;
+      return;
+    }
+  phases_.emplace_back(phase, seconds);
+}
+
+std::string PhaseTimes::line(double total_seconds) const {
+  std::string out = "time [s]   ";
+  double covered = 0;
+  for (const auto& [name, seconds] : phases_) {
+    out += " " + name + " " + fmt(seconds, 2) + " ";
+    covered += seconds;
+  }
+  return out + " other " + fmt(std::max(0.0, total_seconds - covered), 2) + "  total " + fmt(total_seconds, 2);
 }
 
 }  // namespace graphrf

@@ -37,6 +37,23 @@ struct PointIndex::Tree {
   }
 };
 
+double nanoflann_knn_seconds(const PointCloud& cloud, std::int64_t k) {
+  Timer timer;
+  const CloudAdaptor adaptor{cloud};
+  KdTree tree(static_cast<size_t>(cloud.dim), adaptor, nanoflann::KDTreeSingleIndexAdaptorParams(10));
+  tree.buildIndex();
+  const auto want = static_cast<size_t>(std::min<std::int64_t>(k + 1, cloud.size()));
+  std::vector<std::uint32_t> index(want);
+  std::vector<double> d2(want);
+  std::uint64_t checksum = 0;  // keeps the queries from being optimised away
+  for (std::int64_t i = 0; i < cloud.size(); ++i) {
+    tree.knnSearch(cloud.point(i), want, index.data(), d2.data());
+    checksum += index[want - 1];
+  }
+  const double seconds = timer.seconds();
+  return checksum == UINT64_MAX ? -seconds : seconds;
+}
+
 KnnMode parse_knn_mode(const std::string& s) {
   if (s == "union") return KnnMode::union_of_lists;
   if (s == "mutual") return KnnMode::mutual;
@@ -100,14 +117,39 @@ std::vector<Neighbour> PointIndex::within(std::int64_t i, double r) const {
 }
 
 std::vector<Neighbour> PointIndex::nearest(std::int64_t i, std::int64_t k) const {
-  // The k + 1 nearest points (self among them unless k + 1 others coincide with it) bound the k-th
-  // neighbour's distance; every point within that bound is a candidate, and ties go to the smaller id.
-  const auto want = static_cast<size_t>(std::min<std::int64_t>(k + 1, cloud_.size()));
-  std::vector<std::uint32_t> index(want);
-  std::vector<double> d2(want);
-  const size_t got = tree_->tree.knnSearch(cloud_.point(i), want, index.data(), d2.data());
+  // Fast path: the k + 2 nearest points by nanoflann (self among them unless k + 2 others coincide with it).
+  // When our k-th distance lies clearly below nanoflann's farthest returned distance, no point outside the
+  // returned set can tie with or beat it, so sorting the returned ones by (distance, id) is exact.
+  const auto want = static_cast<size_t>(std::min<std::int64_t>(k + 2, cloud_.size()));
+  std::uint32_t index[64];
+  double d2[64];
+  if (want <= 64) {
+    const size_t got = tree_->tree.knnSearch(cloud_.point(i), want, index, d2);
+    std::vector<Neighbour> out;
+    out.reserve(got);
+    double farthest = 0;
+    for (size_t m = 0; m < got; ++m) {
+      farthest = std::max(farthest, d2[m]);
+      if (static_cast<std::int64_t>(index[m]) != i) out.push_back({static_cast<std::int64_t>(index[m]), distance_sq(i, index[m])});
+    }
+    std::sort(out.begin(), out.end(), [&](const Neighbour& a, const Neighbour& b) {
+      return a.distance_sq != b.distance_sq ? a.distance_sq < b.distance_sq
+                                            : cloud_.id[static_cast<size_t>(a.index)] < cloud_.id[static_cast<size_t>(b.index)];
+    });
+    const bool whole_cloud = static_cast<std::int64_t>(got) == cloud_.size();
+    if (static_cast<std::int64_t>(out.size()) >= k &&
+        (whole_cloud || out[static_cast<size_t>(k - 1)].distance_sq < farthest * (1 - 1e-9))) {
+      out.resize(static_cast<size_t>(k));
+      return out;
+    }
+  }
+  // Ties at the k-th distance (or a large k): every point within the bound is a candidate, ties go to the smaller id.
+  const auto bound_want = static_cast<size_t>(std::min<std::int64_t>(k + 1, cloud_.size()));
+  std::vector<std::uint32_t> found(bound_want);
+  std::vector<double> found_d2(bound_want);
+  const size_t got = tree_->tree.knnSearch(cloud_.point(i), bound_want, found.data(), found_d2.data());
   double bound_sq = 0;
-  for (size_t m = 0; m < got; ++m) bound_sq = std::max(bound_sq, distance_sq(i, index[m]));
+  for (size_t m = 0; m < got; ++m) bound_sq = std::max(bound_sq, distance_sq(i, found[m]));
   std::vector<Neighbour> out = within(i, std::sqrt(bound_sq) * (1 + 1e-12) + 1e-300);
   if (static_cast<std::int64_t>(out.size()) > k) out.resize(static_cast<size_t>(k));
   return out;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/spectral/chebyshev_recurrence.hpp"
 
 namespace graphrf {
 
@@ -92,29 +93,24 @@ std::vector<Eigen::MatrixXd> chebyshev_filter(const DistributedOperator& op, dou
     if (c.empty()) throw Error("chebyshev_filter: empty coefficient set");
     degree = std::max(degree, c.size() - 1);
   }
-  const double a1 = lambda_max / 2, a2 = lambda_max / 2;
-  const auto n = x_local.rows(), b = x_local.cols();
-
+  // Outputs accumulate in row-major panels; the first set is accumulated inside the recurrence's fused step,
+  // the others by one more pass each. Every update is elementwise, so each entry goes through the same
+  // operations whatever the block's shape or the rank count.
+  std::vector<RowPanel> acc;
+  acc.reserve(coeff_sets.size());
+  for (const auto& c : coeff_sets) acc.emplace_back((0.5 * c[0]) * x_local);
+  ChebyshevRecurrence rec(op, lambda_max, x_local);
+  for (size_t k = 1; k <= degree; ++k) {
+    const bool first_takes_part = coeff_sets[0].size() > k;
+    rec.advance(first_takes_part ? &acc[0] : nullptr, first_takes_part ? coeff_sets[0][k] : 0.0);
+    for (size_t f = 1; f < coeff_sets.size(); ++f)
+      if (coeff_sets[f].size() > k) acc[f] += coeff_sets[f][k] * rec.current();
+  }
   std::vector<Eigen::MatrixXd> out;
-  out.reserve(coeff_sets.size());
-  for (const auto& c : coeff_sets) out.emplace_back((0.5 * c[0]) * x_local);
-  if (degree == 0) return out;
-
-  // Tb_0 = X, Tb_1 = (L X - a2 X) / a1, Tb_k = (2 / a1)(L Tb_{k-1} - a2 Tb_{k-1}) - Tb_{k-2}. All updates are
-  // elementwise, so every entry goes through the same operations whatever the block's shape.
-  Eigen::MatrixXd prev = x_local;  // Tb_{k-2}
-  Eigen::MatrixXd lx(n, b);
-  op.apply(prev, lx);
-  Eigen::MatrixXd cur = (lx - a2 * prev) / a1;  // Tb_1
-  for (size_t f = 0; f < coeff_sets.size(); ++f)
-    if (coeff_sets[f].size() > 1) out[f] += coeff_sets[f][1] * cur;
-  for (size_t k = 2; k <= degree; ++k) {
-    lx.resize(n, b);
-    op.apply(cur, lx);
-    prev = (2.0 / a1) * (lx - a2 * cur) - prev;  // now Tb_k
-    prev.swap(cur);
-    for (size_t f = 0; f < coeff_sets.size(); ++f)
-      if (coeff_sets[f].size() > k) out[f] += coeff_sets[f][k] * cur;
+  out.reserve(acc.size());
+  for (auto& a : acc) {
+    out.emplace_back(a);
+    a.resize(0, 0);  // release each panel as soon as it is copied out
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include "graphrf/spectral/chebyshev.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/option_error.hpp"
+#include "graphrf/core/timer.hpp"
 #include "graphrf/mpi/reproducible_sum.hpp"
 #include "graphrf/spectral/tall_skinny_qr.hpp"
 
@@ -18,7 +19,7 @@ namespace graphrf {
 
 WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptions& options) {
   WaveletOptions o = options;
-  if (o.rank < 1) throw InputError("--rank: K must be >= 1 for random wavelet features (got " + std::to_string(o.rank) + ")");
+  if (o.rank < 1) throw InputError("--embedding-dim: K must be >= 1 for random wavelet features (got " + std::to_string(o.rank) + ")");
   if (o.oversample == -1) o.oversample = std::max<std::int64_t>(o.rank / 10, 15);
   if (o.oversample < 2)
     throw InputError("--oversample: r must be >= 2 for random wavelet features, or -1 for max(K/10, 15) (got " +
@@ -41,10 +42,10 @@ WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptio
   if (!std::isfinite(o.lambda_max))
     throw InputError("--lambda-max: must be finite (got " + format_number(o.lambda_max, 6) + ")");
   if (o.rank + o.oversample >= n_global)
-    throw InputError("--rank: random wavelet features need K + r < N, but K = " + std::to_string(o.rank) + " and r = " +
+    throw InputError("--embedding-dim: random wavelet features need K + r < N, but K = " + std::to_string(o.rank) + " and r = " +
                      std::to_string(o.oversample) + " (--oversample) give " + std::to_string(o.rank + o.oversample) +
                      " >= N = " + std::to_string(n_global) +
-                     "; use a smaller --rank or --oversample (a graph this small is better served by an exact kernel)");
+                     "; use a smaller --embedding-dim or --oversample (a graph this small is better served by an exact kernel)");
   return o;
 }
 
@@ -72,6 +73,7 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
   collective_try(comm, [&] { o = resolve_wavelet_options(laplacian.n_global, options); });
   const RowBlockReducer sums(laplacian);
 
+  const Timer timer;
   WaveletResult res;
   res.rank = o.rank;
   res.oversample = o.oversample;
@@ -91,23 +93,32 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
   lk.count_tolerance = o.count_tolerance;
   lk.n_probe = o.n_probe;
   lk.seed = o.seed;
+  lk.progress = o.progress;
+  const auto say = [&](const std::string& line) {
+    if (o.progress) o.progress(line);
+  };
+  say("lambda_K    from Chebyshev spectral moments of degree " + std::to_string(2 * o.eigencount_order));
+  const Timer lambda_k_timer;
   res.dichotomy = estimate_lambda_k(laplacian, sums, res.lambda_max, o.rank, lk);
+  res.lambda_k_seconds = lambda_k_timer.seconds();
   res.lambda_k = res.dichotomy.lambda_k;
   res.coeff_chi = jackson_chebyshev_coefficients(0.0, res.lambda_k, o.degree_chi, res.lambda_max);
 
   // 3-4. Range finder: Q = orth(p_chi(L) G).
   const auto b = static_cast<Eigen::Index>(o.rank + o.oversample);
   const Eigen::MatrixXd g = keyed_gaussian_block(laplacian.row_keys, b, o.seed, RngDomain::wavelet_gaussian);
+  say("filter      low-pass p_chi(L) G: degree " + std::to_string(o.degree_chi) + ", " + std::to_string(b) + " columns");
   auto filtered = chebyshev_filter(laplacian, res.lambda_max, {res.coeff_chi}, g);
+  say("qr          CholeskyQR2 of the filtered block");
   TallSkinnyQr qr;
   try {
     qr = tall_skinny_qr(sums, std::move(filtered[0]));
   } catch (const RankDeficientError& e) {
     // Numerically rank-deficient blocks are handled inside the QR; this is a zero or non-finite column (or no
     // convergence). The Gram matrices are the same bits on every rank, so every rank lands here together.
-    throw InputError("--rank: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
+    throw InputError("--embedding-dim: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
                          " columns (lambda_K = " + format_number(res.lambda_k, 6) + "): " + e.what() +
-                         "; check that the operator returns finite values, or lower --rank or --oversample",
+                         "; check that the operator returns finite values, or lower --embedding-dim or --oversample",
                      /*collective=*/true);
   }
   res.qr_passes = qr.passes;
@@ -115,7 +126,9 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
 
   // 5-6. Embedding: Phi^T = p_h(L) Q with p_h ~ sqrt(h).
   res.coeff_h = chebyshev_coefficients([&](double x) { return std::sqrt(h(x)); }, o.degree_h, res.lambda_max);
+  say("filter      embedding p_h(L) Q: degree " + std::to_string(o.degree_h));
   res.embedding_local = std::move(chebyshev_filter(laplacian, res.lambda_max, {res.coeff_h}, qr.q_local)[0]);
+  res.seconds = timer.seconds();
   return res;
 }
 

@@ -6,7 +6,9 @@
 #include <string>
 
 #include "graphrf/spectral/chebyshev.hpp"
+#include "graphrf/spectral/spectral_moments.hpp"
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/option_error.hpp"
 
 namespace graphrf {
 
@@ -84,25 +86,63 @@ LambdaKEstimate estimate_lambda_k(const DistributedOperator& op, const RowBlockR
     throw Error("estimate_lambda_k: eps must be in (0, 1) (got " + std::to_string(options.eps) + ")");
   LambdaKEstimate est;
   est.n_probe = options.n_probe > 0 ? options.n_probe : default_probe_count(op.n_global);
-  const Eigen::MatrixXd probes = eigencount_probes(op, est.n_probe, options.seed);
-  double lo = 0.0, hi = lambda_max;
-  bool accepted = false;
-  while (!accepted && (hi - lo) / hi > options.eps && est.iterations < options.max_iterations) {
+  // The only products with the operator: `order` steps on the probe block. Every count below is a polynomial
+  // in these moments (spectral_moments.hpp), the same number the filtered eigencount would give.
+  const std::vector<double> moments =
+      chebyshev_moments(op, sums, lambda_max, eigencount_probes(op, est.n_probe, options.seed), options.order);
+  const double k_d = static_cast<double>(k);
+  auto count_at = [&](double lambda) {
+    return filtered_norm_from_moments(moments, jackson_chebyshev_coefficients(0.0, lambda, options.order, lambda_max));
+  };
+  // sd of x is sqrt(2 tr(p^4) / Lr) <= sqrt(2 x / Lr). Undercounts up to z sd are accepted, overcounts only
+  // up to 1/2 (see spectrum_estimate.hpp).
+  auto below_window = [&](double x) {
+    return k_d - x > std::max(0.5, options.count_tolerance * std::sqrt(2.0 * std::max(x, 0.0) / est.n_probe));
+  };
+  auto above_window = [&](double x) { return x - k_d > 0.5; };
+
+  double lo = 0.0, hi = lambda_max, accepted_at = -1.0;
+  while (accepted_at < 0 && (hi - lo) / hi > options.eps && est.iterations < options.max_iterations) {
     const double mid = 0.5 * (lo + hi);
-    const double x = eigencount(op, sums, lambda_max, mid, probes, options.order);
+    const double x = count_at(mid);
     est.count = std::llround(x);
-    // sd of x is sqrt(2 tr(p^4) / Lr) <= sqrt(2 x / Lr). Undercounts up to z sd are accepted, overcounts only
-    // up to 1/2 (see spectrum_estimate.hpp).
-    const double below = std::max(0.5, options.count_tolerance * std::sqrt(2.0 * std::max(x, 0.0) / est.n_probe));
-    const double k_d = static_cast<double>(k);
-    if (x - k_d <= 0.5 && k_d - x <= below) accepted = true;
+    if (!below_window(x) && !above_window(x)) accepted_at = mid;
     else if (x > k_d) hi = mid;
     else lo = mid;
     ++est.iterations;
+    if (options.progress)
+      options.progress("lambda_K    step " + std::to_string(est.iterations) + ": eigencount " + format_number(x, 4) +
+                       " at lambda " + format_number(mid, 5) + ", interval [" + format_number(lo, 5) + ", " +
+                       format_number(hi, 5) + "]");
   }
   est.lower = lo;
   est.upper = hi;
   est.lambda_k = 0.5 * (lo + hi);
+  if (accepted_at < 0) return est;
+
+  // Refinement. Every cut-off in the acceptance window {lambda : K - z sd <= x(lambda) <= K + 1/2} is
+  // consistent with K eigenvalues below it at the probes' noise level, so the count alone cannot say where in
+  // the window lambda_K is: it is ambiguous exactly there. The window is an interval (x is nondecreasing in
+  // lambda: the Jackson low-pass on [0, lambda] grows with lambda pointwise) and costs nothing more to map
+  // (counts are polynomials in the moments), so both its edges are found by bisection to the same relative
+  // width eps, and the cut goes to its middle. Inside a spectral gap the window spans the count's plateau and
+  // the cut lands mid-gap, as far from both clusters as the filter allows; on a dense spectrum the window is
+  // a few eigenvalues wide and the cut stays among them. The result no longer depends on the bisection path.
+  auto edge = [&](double inside, double outside, auto is_outside) {
+    while (std::abs(outside - inside) > options.eps * std::max(inside, outside) &&
+           est.refinement_steps < 4 * options.max_iterations) {
+      const double mid = 0.5 * (inside + outside);
+      (is_outside(count_at(mid)) ? outside : inside) = mid;
+      ++est.refinement_steps;
+    }
+    return inside;
+  };
+  est.window_lower = edge(accepted_at, lo, below_window);
+  est.window_upper = edge(accepted_at, hi, above_window);
+  est.lower = est.window_lower;
+  est.upper = est.window_upper;
+  est.lambda_k = 0.5 * (est.window_lower + est.window_upper);
+  est.count = std::llround(count_at(est.lambda_k));
   return est;
 }
 

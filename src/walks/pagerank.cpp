@@ -69,7 +69,6 @@ PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, double to
 PageRankEstimate pagerank_by_walks(const DistributedGraph& g, WalkOptions walk, const Log& log, WalkLimits limits) {
   walk.step = StepRule::uniform;
   walk.teleport_dangling = true;
-  limits.record_deposits = false;
   limits.count_endpoints = true;
   WalkResult result = run_walks(g, walk, log, limits);
   PageRankEstimate out;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "graphrf/core/error.hpp"
 #include "graphrf/core/huge_pages.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/walks/walk_step.hpp"
@@ -15,6 +16,9 @@ namespace {
 
 constexpr int kWalkerTag = 7401;
 constexpr int kDepositTag = 7402;
+// A deposit with this column is a completion record: a walker from start row .row ended after .step hops.
+constexpr std::int64_t kWalkerFinished = -1;
+constexpr double kDepositFlushSeconds = 0.1;  // deposit batches leave at least this often while busy
 
 struct Walker {
   std::int64_t start_id;  // original id of the start node: the key of every random draw
@@ -40,8 +44,9 @@ class DuplicateComm {
 
 class WalkSimulation {
  public:
-  WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits)
-      : g_(g), o_(o), log_(log), limits_(limits), comm_(g.comm->get()), p_(g.comm->size()) {
+  WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
+                 DepositSink* sink)
+      : g_(g), o_(o), log_(log), limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
     const auto n_arcs = g.col.size();
     first_ = g.first();
     last_ = first_ + g.n_local();
@@ -75,30 +80,31 @@ class WalkSimulation {
     std::int64_t starts_here = 0;
     for (std::int64_t i = 0; i < g.n_local(); ++i) starts_here += is_start(i);
     total_walkers_ = g.comm->sum(starts_here) * o.walkers;
-    record_visits_ = limits.record_deposits && !limits.deposit_endpoints;
+    if (limits.deposit_endpoints && !sink) throw Error("run_walks: deposit_endpoints needs a deposit sink");
+    record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
-    // A walk stores (1 - p)/p visits on average (its hops), most of them at home: reserve once, no regrowth.
-    const double hops_per_walk =
-        std::min((1.0 - o.halt_probability()) / o.halt_probability(), static_cast<double>(o.max_length));
-    const double expected = static_cast<double>(starts_here * o.walkers) * hops_per_walk * 1.05;
-    if (record_visits_) deposits_.reserve(static_cast<size_t>(std::min(expected, 5e8)));
   }
 
   WalkResult run() {
     Timer timer;
     last_progress_ = -1e300;
+    double last_deposit_flush = 0;
     while (!all_finished_) {
       receive_available();
       const bool worked = repelling_ ? work_groups() : work();
       if (!worked) flush_walker_batches();
+      const double now = timer.seconds();
+      if (!worked || now - last_deposit_flush >= kDepositFlushSeconds) {
+        flush_deposit_batches();
+        last_deposit_flush = now;
+      }
       reclaim_sends(false);
-      advance_termination(!worked, timer.seconds());
+      advance_termination(!worked, now);
     }
     finish_deposit_traffic();
     WalkResult result;
-    result.deposits = std::move(deposits_);
     result.endpoint_counts = std::move(endpoint_counts_);
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
@@ -139,7 +145,8 @@ class WalkSimulation {
     if (!queue_.empty()) {
       lane.w = queue_.back();
       queue_.pop_back();
-    } else if (advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight) {
+    } else if (advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight &&
+               (next_walker_ > 0 || may_start_row())) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
                       static_cast<std::int32_t>(next_walker_), 0, 1.0};
       if (++next_walker_ == o_.walkers) {
@@ -166,7 +173,7 @@ class WalkSimulation {
   }
 
   bool is_start(std::int64_t local) const {
-    return o_.start_every == 1 || g_.canonical_index[static_cast<size_t>(local)] % o_.start_every == 0;
+    return starts_walkers(o_, g_.canonical_index[static_cast<size_t>(local)]);
   }
 
   // Moves the generation cursor to the next node where walkers start; false when there is none left.
@@ -174,6 +181,9 @@ class WalkSimulation {
     while (next_node_ < g_.n_local() && !is_start(next_node_)) ++next_node_;
     return next_node_ < g_.n_local();
   }
+
+  // Whether the sink has room for the walkers of the next start node (rows open in ascending order).
+  bool may_start_row() const { return !sink_ || sink_->can_start_row(next_node_); }
 
   // Teleports pick a node by canonical index (the same on every rank count and partition).
   void build_teleport_table() {
@@ -250,6 +260,7 @@ class WalkSimulation {
     if (limits_.deposit_endpoints) lane.visits.push_back({lane.w.at, 1.0, 0, lane.w.step});
     lane.live = false;
     flush_visits(lane);
+    if (record_visits_) report_finished(lane.w);
   }
 
   void end_walk(const Walker& w) {
@@ -270,7 +281,7 @@ class WalkSimulation {
     if (start >= first_ && start < last_) {
       const auto row = static_cast<std::uint32_t>(start - first_);
       for (size_t k = 0; k < count; ++k) visits[k].row = row;
-      deposits_.insert(deposits_.end(), visits, visits + count);
+      sink_->add_visits(row, std::span<const Deposit>(visits, count));
     } else {
       const int dest = g_.owner(start);
       const auto row = static_cast<std::uint32_t>(start - g_.dist.first(dest));
@@ -319,7 +330,7 @@ class WalkSimulation {
 
   // All n walkers of the next start node, as one group.
   bool start_group() {
-    if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight) return false;
+    if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight || !may_start_row()) return false;
     const std::int64_t id = g_.original_id[static_cast<size_t>(next_node_)], start = first_ + next_node_;
     group_heads_.push_back(group_walkers_.size());
     group_sizes_.push_back(o_.walkers);
@@ -410,6 +421,7 @@ class WalkSimulation {
   void end_group_walker(const Walker& w) {
     end_walk(w);
     if (limits_.deposit_endpoints) deposit_one(w, {w.at, 1.0, 0, w.step});
+    if (record_visits_) report_finished(w);
   }
 
   void deposit_one(const Walker& w, Deposit d) { deposit_run(w.start, &d, 1); }
@@ -437,6 +449,32 @@ class WalkSimulation {
     }
   }
 
+  // The home rank counts completions: directly when the walker ends at home, else by a completion record
+  // that travels behind the walker's last visits.
+  void report_finished(const Walker& w) {
+    if (w.start >= first_ && w.start < last_) return sink_->walker_finished(static_cast<std::uint32_t>(w.start - first_), w.step);
+    const int dest = g_.owner(w.start);
+    auto& out = deposit_out_[static_cast<size_t>(dest)];
+    out.push_back({kWalkerFinished, 0.0, static_cast<std::uint32_t>(w.start - g_.dist.first(dest)), w.step});
+    if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+  }
+
+  // A received deposit batch: runs of one row's visits and completion records, handed to the sink in order.
+  void deliver(std::span<const Deposit> batch) {
+    for (size_t k = 0; k < batch.size();) {
+      const Deposit& d = batch[k];
+      if (d.col == kWalkerFinished) {
+        sink_->walker_finished(d.row, d.step);
+        ++k;
+        continue;
+      }
+      size_t e = k + 1;
+      while (e < batch.size() && batch[e].row == d.row && batch[e].col != kWalkerFinished) ++e;
+      sink_->add_visits(d.row, batch.subspan(k, e - k));
+      k = e;
+    }
+  }
+
   void send_walker(const Walker& w) {
     const int dest = g_.owner(w.at);
     auto& out = walker_out_[static_cast<size_t>(dest)];
@@ -459,6 +497,7 @@ class WalkSimulation {
     out = {};
     const auto bytes = static_cast<int>(s.walkers.size() * sizeof(Walker));
     check_mpi(MPI_Isend(s.walkers.data(), bytes, MPI_BYTE, dest, kWalkerTag, comm_.get(), &s.request), "MPI_Isend");
+    count_sent_bytes(bytes);
     ++messages_;
     bytes_ += bytes;
     sends_.push_back(std::move(s));
@@ -471,6 +510,7 @@ class WalkSimulation {
     out = {};
     const auto bytes = static_cast<int>(s.deposits.size() * sizeof(Deposit));
     check_mpi(MPI_Isend(s.deposits.data(), bytes, MPI_BYTE, dest, kDepositTag, comm_.get(), &s.request), "MPI_Isend");
+    count_sent_bytes(bytes);
     ++messages_;
     ++deposit_messages_to_[static_cast<size_t>(dest)];
     bytes_ += bytes;
@@ -479,6 +519,10 @@ class WalkSimulation {
 
   void flush_walker_batches() {
     for (int d = 0; d < p_; ++d) send_walkers(d);
+  }
+
+  void flush_deposit_batches() {
+    for (int d = 0; d < p_; ++d) send_deposits(d);
   }
 
   void reclaim_sends(bool wait) {
@@ -511,11 +555,11 @@ class WalkSimulation {
       check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
                          MPI_STATUS_IGNORE), "MPI_Recv");
     } else {
-      const size_t old = deposits_.size();
-      deposits_.resize(old + static_cast<size_t>(bytes) / sizeof(Deposit));
-      check_mpi(MPI_Recv(deposits_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
+      incoming_.resize(static_cast<size_t>(bytes) / sizeof(Deposit));
+      check_mpi(MPI_Recv(incoming_.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
                          MPI_STATUS_IGNORE), "MPI_Recv");
       ++deposit_messages_received_;
+      deliver(incoming_);
     }
   }
 
@@ -548,8 +592,10 @@ class WalkSimulation {
 
   void report_progress(double now) {
     if (limits_.progress_seconds <= 0 || log_.quiet()) return;
-    // Short runs stay silent; long ones get a line every progress_seconds and a final one.
-    if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < limits_.progress_seconds)) return;
+    // Short runs stay silent; long ones get a line every progress_seconds on a terminal (rewritten in place)
+    // and every 10 x progress_seconds in a log file (plain lines), and a final one.
+    const double interval = log_.terminal() ? limits_.progress_seconds : 10 * limits_.progress_seconds;
+    if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < interval)) return;
     const double rate = now > 0 ? static_cast<double>(reduce_out_[1]) / now : 0.0;
     const std::int64_t alive = total_walkers_ - reduce_out_[0];
     const double finish_rate = now > 0 ? static_cast<double>(reduce_out_[0]) / now : 0.0;
@@ -562,7 +608,7 @@ class WalkSimulation {
 
   // After the last walker: flush deposit batches and receive exactly the batches others sent here.
   void finish_deposit_traffic() {
-    for (int d = 0; d < p_; ++d) send_deposits(d);
+    flush_deposit_batches();
     std::vector<std::int64_t> expected(static_cast<size_t>(p_));
     check_mpi(MPI_Alltoall(deposit_messages_to_.data(), 1, MPI_INT64_T, expected.data(), 1, MPI_INT64_T, comm_.get()),
               "MPI_Alltoall");
@@ -603,6 +649,7 @@ class WalkSimulation {
   const WalkOptions& o_;
   const Log& log_;
   const WalkLimits& limits_;
+  DepositSink* sink_;  // null: walkers move without depositing
   DuplicateComm comm_;
   int p_;
   // Arc target and importance factor side by side: one cache line serves both.
@@ -622,8 +669,8 @@ class WalkSimulation {
   std::vector<std::vector<Deposit>> deposit_out_;
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
-  std::vector<Deposit> deposits_;
-  bool record_visits_ = true, repelling_ = false;
+  std::vector<Deposit> incoming_;  // the deposit batch being delivered
+  bool record_visits_ = false, repelling_ = false;
   std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
   // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
   // processed from next_group_; scratch for one step and for receiving.
@@ -648,8 +695,9 @@ class WalkSimulation {
 
 }  // namespace
 
-WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits) {
-  WalkSimulation simulation(g, options, log, limits);
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits,
+                     DepositSink* sink) {
+  WalkSimulation simulation(g, options, log, limits, sink);
   return simulation.run();
 }
 

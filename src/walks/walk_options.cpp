@@ -93,6 +93,10 @@ WeightMode parse_weight_mode(std::string_view s) {
   throw InputError("--weights: expected normalized or raw (got '" + std::string(s) + "')");
 }
 
+bool starts_walkers(const WalkOptions& o, std::int64_t canonical_index) {
+  return o.start_every == 1 || canonical_index % o.start_every == 0;
+}
+
 void validate(const WalkOptions& o) {
   if (!o.fixed_length && !(o.p_halt > 0.0 && o.p_halt < 1.0))
     throw InputError("--p-halt: must be in (0, 1) (got " + std::to_string(o.p_halt) + ")");

@@ -49,6 +49,9 @@ MPI_ENV = {
     "OMPI_MCA_odls_base_sigkill_timeout": "0",
 }
 DEFAULT_TIMEOUT = 60
+# Sanitizer builds run 5-10x slower: their ctest environment sets GRAPHRF_TIME_SCALE (10) and every per-command
+# limit below is multiplied by it.
+TIME_SCALE = float(os.environ.get("GRAPHRF_TIME_SCALE", "1"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -99,6 +102,7 @@ def run(np_, args, program=None, timeout=DEFAULT_TIMEOUT, env=None, cwd=None, ch
         cmd = [MPIEXEC, "-np", str(np_)] + MPIEXEC_FLAGS + [program] + [str(a) for a in args]
     # A session of its own, so that a hang is ended by killing exactly this run's process group (mpirun and
     # its ranks), nothing else.
+    timeout = timeout * TIME_SCALE
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env, cwd=cwd,
                          stdin=subprocess.DEVNULL, start_new_session=True)
     try:

@@ -150,7 +150,7 @@ def test_two_heads_with_their_own_walks():
         ctx = r.describe()
         assert o.output.shape == o.linear.shape == (N, HEADS, DV), ctx
         assert o.nnz.shape == (N, HEADS) and o.denominator_min.shape == (HEADS,), ctx
-        assert {"attention/stats/key_pass_seconds", "attention/stats/query_pass_seconds", "attention/stats/bytes_moved",
+        assert {"launch/attention/key_pass_seconds", "launch/attention/query_pass_seconds", "launch/attention/bytes_moved",
                 "grf/data", "grf_by_length/data", "kernel/f"} <= o.names, o.names
         assert "attention/reference" not in o.names
         # /grf is head 0's: check head 0 exactly, head 1's unmasked baseline exactly.

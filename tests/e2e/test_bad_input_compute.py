@@ -7,14 +7,15 @@ stderr naming the problem, no RESULT line, no output file, no .partial, nothing 
 Cases:
   * grf: unknown --kernel; --alpha 0,1 (alpha_0 <= 0 has no square root); regularized Laplacian with
     --weights raw --scale 10 (the series diverges: c rho >= 1); --p-halt 1.5 and 0; --walkers 0;
-    --coupling antithetic with an odd --walkers; --reference on a graph above the dense limit (80 x 80 = 6400
-    nodes > 5000);
+    --coupling antithetic with an odd --walkers; --reference with raw weights above the dense limit (80 x 80 =
+    6400 nodes, sampled reference), or a dense limit above 5000;
   * attention --qkv: a missing file; /q with fewer rows than the graph has nodes; /q and /k of different
     dimension; NaN in /v (in the last rank's share at 3 ranks); --synthetic with one value; relu with
     --num-features other than d; dark features on queries and keys that span a 2-D subspace of R^4 (the
     pooled covariance is singular: the message says so and suggests --dark-ridge); /nodes/id naming an id
     that is not a node of the graph (also a negative id, which once crashed the ranks);
-  * wavelet: K + r >= N (--rank 2000 on a 32 x 32 grid); --degree-chi 0; no --rank.
+  * wavelet: K + r >= N (--embedding-dim 2000 on a 32 x 32 grid, and by its deprecated name --rank); --degree-chi 0;
+    no --embedding-dim; both names at once.
 """
 
 import os
@@ -61,9 +62,13 @@ def test_grf_walk_options():
 
 
 def test_reference_above_the_dense_limit():
+    # Above --dense-reference-max the reference is sampled, which needs normalised weights; the dense limit
+    # itself cannot exceed 5000 nodes.
     with e2e.TempDir() as d:
-        expect_error(2, ["grf", "--graph", "grid:80x80", "--reference", "--out", "{out}"], "--reference",
-                     "6400 nodes", "limited to 5000", directory=d)
+        expect_error(2, ["grf", "--graph", "grid:80x80", "--reference", "--weights", "raw", "--scale", "0.2", "--out", "{out}"],
+                     "--reference", "6400 nodes", "above --dense-reference-max 2000", "--weights normalized", directory=d)
+        expect_error(2, ["grf", "--graph", "grid:80x80", "--reference", "--dense-reference-max", "6400", "--out", "{out}"],
+                     "--dense-reference-max", "0 .. 5000", "(got 6400)", directory=d)
 
 
 def test_attention_qkv_files():
@@ -117,9 +122,11 @@ def test_attention_feature_options():
 def test_wavelet_options():
     with e2e.TempDir() as d:
         w = ["wavelet", "--graph", "grid:32x32", "--out", "{out}"]
-        expect_error(2, w + ["--rank", "2000"], "--rank", "K + r < N", "K = 2000", "N = 1024", directory=d)
-        expect_error(2, w + ["--rank", "8", "--degree-chi", "0"], "--degree-chi", "(got 0)", directory=d)
-        expect_error(3, w, "--rank", "required", directory=d)
+        expect_error(2, w + ["--embedding-dim", "2000"], "--embedding-dim", "K + r < N", "K = 2000", "N = 1024", directory=d)
+        expect_error(2, w + ["--rank", "2000"], "--embedding-dim", "K + r < N", directory=d)  # the deprecated name
+        expect_error(2, w + ["--embedding-dim", "8", "--degree-chi", "0"], "--degree-chi", "(got 0)", directory=d)
+        expect_error(3, w, "--embedding-dim", "required", directory=d)
+        expect_error(2, w + ["--rank", "8", "--embedding-dim", "8"], "--rank and --embedding-dim", directory=d)
 
 
 if __name__ == "__main__":

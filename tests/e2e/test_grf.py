@@ -6,7 +6,7 @@ What is checked:
     int32, data) is sorted by (row, col, length), and Phi = sum_t f_t M_t rebuilt here from it equals /grf to
     1e-12 with the same pattern; /kernel/f * /kernel/alpha: f convolved with itself is alpha to 1e-12 (and
     both are the diffusion series written out here); /walks: hops = sum_t t * length_histogram[t],
-    walkers = N * n = sum(length_histogram), and the RESULT line agrees;
+    walks = N * n = sum(length_histogram) with walkers_per_node = n, and the RESULT line agrees;
   * walk once, mask many: the same walks rebuilt with the regularized-Laplacian f computed here equal a fresh
     `--kernel regularized-laplacian` run with the same seed (whose /grf_by_length is bitwise the diffusion
     run's);
@@ -170,10 +170,11 @@ def check_layout(r, o, n, walkers, max_length=32):
     w = o.walk_attrs
     assert len(hist) == max_length + 1 and hist.min() >= 0, hist
     assert w["hops"] == int(np.sum(np.arange(len(hist)) * hist)), (w, hist)
-    assert w["walkers"] == n * walkers == int(hist.sum()), (w, hist)
+    assert w["walks"] == n * walkers == int(hist.sum()) and w["walkers_per_node"] == walkers, (w, hist)
     assert w["dead_ends"] == 0, w  # no isolated nodes
     res = r.result()
-    assert int(res["nodes"]) == n and int(res["walkers"]) == w["walkers"] and int(res["hops"]) == w["hops"], ctx
+    assert int(res["nodes"]) == n and int(res["walks"]) == w["walks"] and int(res["hops"]) == w["hops"], ctx
+    assert int(res["walkers_per_node"]) == walkers, ctx
     nnz = np.diff(o.grf.indptr)
     assert (o.grf_attrs["nnz_per_row_min"], o.grf_attrs["nnz_per_row_max"]) == (nnz.min(), nnz.max()), o.grf_attrs
     assert int(res["nnz_max"]) == nnz.max(), ctx
@@ -221,7 +222,7 @@ def test_same_grf_at_every_rank_count_and_partitioner():
             r, o = grf(np_, d, "np%d-%s" % (np_, partition), graph, "--walkers", 32, "--partition", partition)
             label = "np=%d partition=%s" % (np_, partition)
             assert np.array_equal(np.sort(o.ids), ids), label
-            assert o.walk_attrs["walkers"] == 32 * N, label
+            assert o.walk_attrs["walks"] == 32 * N, label
             current = (label, o.by_id(), o.by_length_canonical(), o.histogram, o.walk_attrs["hops"], o.ids)
             if first is None:
                 first = current

@@ -133,6 +133,12 @@ def main():
                   f"{name} copied elsewhere without the helper: one-line error naming GRAPHRF_HOME and SLURM_SUBMIT_DIR", f"rc={rc} {lines}")
 
         # --- bad inputs: exit 2, one line, before any launch
+        too_many_parts = os.path.join(work, "four.parts")
+        with open(too_many_parts, "w") as fh:
+            fh.write("# 4 parts\n" + "".join(f"{i % 4}\n" for i in range(36)))
+        too_few_nodes = os.path.join(work, "ten.parts")
+        with open(too_few_nodes, "w") as fh:
+            fh.write("".join(f"{i % 2}\n" for i in range(10)))
         bad_ini = os.path.join(work, "bad.ini")
         with open(bad_ini, "w") as fh:
             fh.write("graph = grid:4x4\nwalkrs = 2\n")
@@ -140,9 +146,15 @@ def main():
                 ("grf.sbatch", {"GRAPH": "/no/such/graph.txt"}, "graph file '/no/such/graph.txt' not found"),
                 ("grf.sbatch", {"GRAPHRF_BIN": "/no/such/graphrf"}, "no such executable"),
                 ("grf.sbatch", {"LAUNCHER": "srun"}, "LAUNCHER=srun needs a Slurm job"),
-                ("attention.sbatch", {"CONFIG": bad_ini}, "unrecognised option 'walkrs'"),
+                ("attention.sbatch", {"CONFIG": bad_ini}, "bad.ini:2: unknown option 'walkrs'"),
                 ("attention.sbatch", {"WALKERS": "many"}, "invalid options for graphrf attention"),
                 ("grf.sbatch", {"PARTITION": "file:/no/parts"}, "partition file '/no/parts' not found"),
+                ("grf.sbatch", {"GRAPH": "grid:6x6", "PARTITION": "file:" + too_many_parts},
+                 "has part ids up to 3 but the job has 2 tasks"),
+                ("grf.sbatch", {"GRAPH": "grid:6x6", "PARTITION": "file:" + too_few_nodes, "CHECK_ONLY": "1", "LAUNCHER": "mpirun"},
+                 "has 10 part ids but the graph has 36 nodes"),
+                ("grf.sbatch", {"CHECK_ONLY": "1", "PATH": "/usr/bin:/bin"} if not shutil.which("srun") else
+                 {"CHECK_ONLY": "1", "SLURM_CONF": "/no/slurm.conf"}, "set LAUNCHER=mpirun"),
                 ("grf.sbatch", {"OUT_DIR": "/proc/graphrf-out"}, "OUT_DIR=/proc/graphrf-out cannot be created"),
                 ("sweep.sbatch", {"VALUES": "4 x"}, "VALUES must be non-negative integers"),
                 ("scaling.sbatch", {"TASK_COUNTS": "1 64"}, "TASK_COUNTS has 64 but the job has 2 tasks"),
@@ -164,6 +176,16 @@ def main():
                             "--scaling", *scaling_csv, "--out", png], capture_output=True, text=True, env=env)
         ok = r.returncode == 0 and os.path.isfile(png) and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
         check(ok and "5 panels" in r.stdout, "plot_report.py draws the five panels into a PNG", r.stdout + r.stderr)
+        # multi-head attention output (/attention/stats/nnz_per_row is N x H) and more files than --max-files
+        att = os.path.join(work, "heads.h5")
+        mpiexec = os.environ.get("MPIEXEC") or "mpirun"
+        flags = [f for f in os.environ.get("MPIEXEC_FLAGS", "").split(";") if f]
+        subprocess.run([mpiexec, "-np", "1", *flags, graphrf, "attention", "--heads", "3", "--walkers", "4", "--reference",
+                        "--out", att], env=env, capture_output=True, check=True)
+        r = subprocess.run([sys.executable, os.path.join(jobs, "plot_report.py"), att, *grf_h5, *sweep_h5, "--max-files", "1",
+                            "--out", png], capture_output=True, text=True, env=env)
+        check(r.returncode == 0 and "left out:" in r.stderr and "attention error" not in r.stderr,
+              "plot_report.py: multi-head attention output plots, and files beyond --max-files are named", r.stdout + r.stderr)
         r = subprocess.run([sys.executable, os.path.join(jobs, "plot_report.py"), "/no/such.h5", "--out", png],
                            capture_output=True, text=True, env=env)
         check(r.returncode != 0 and r.stderr.strip() == "plot_report.py: error: /no/such.h5: no such file",

@@ -6,6 +6,8 @@
     and is the same at 1 and 2 ranks;
   * graphrf info --partition file:p.txt at 4 ranks reports the same edge cut and places every node on the
     rank the file names (/nodes/partition);
+  * a file written at 3 ranks read back at 2 on a graph with scattered, shuffled ids: line i is the node with
+    the i-th smallest id, and /nodes/partition (in that same order) repeats the file;
   * PT-Scotch and block with more parts than ranks, and a file written over an existing one.
 """
 
@@ -93,7 +95,28 @@ def test_metis_grid_at_1_and_2_ranks_then_info_at_4():
         o = e2e.Output(h5)
         assert [int(x) for x in o.sorted_ids] == list(range(N))
         assert np.array_equal(o.partition[o.order], parts), "nodes not on the ranks the file names"
-        assert np.all(np.diff(o.partition) >= 0)
+        # rows in canonical order: row i is the node on line i of the file
+        assert np.array_equal(o.order, np.arange(N)) and np.array_equal(o.partition, parts)
+
+
+def test_file_written_at_3_ranks_read_at_2():
+    """Line i of a partition file is the node with the i-th smallest id, whatever the rank count that wrote it:
+    a 2-part METIS file of a grid with scattered, shuffled ids written at 3 ranks and read back at 2."""
+    with e2e.TempDir() as d:
+        text, ids, _ = e2e.grid_edge_list(11, 9, seed=8)
+        graph = e2e.write(d, "grid.edges", text)
+        out = os.path.join(d, "p.txt")
+        e2e.partition_tool(3, ["--graph", graph, "--parts", 2, "--out", out])
+        _, parts = read_parts(out)
+        assert len(parts) == len(ids) and len(np.unique(parts)) == 2, parts
+        h5 = os.path.join(d, "grid.h5")
+        r = e2e.run(2, ["info", "--graph", graph, "--partition", "file:" + out, "--out", h5])
+        o = e2e.Output(h5)
+        assert np.array_equal(o.ids, ids), "/nodes/id not the ascending ids"
+        assert np.array_equal(o.partition, parts), "node on line i of the file not on the rank the line names"
+        # the edge cut graphrf reports is the file's, counted here from the edge list
+        m = e2e.read_graph(graph).matrix(False)
+        assert int(r.result()["edge_cut"]) == e2e.edge_cut(m, parts), r.describe()
 
 
 def test_ptscotch_and_block_more_parts_than_ranks():

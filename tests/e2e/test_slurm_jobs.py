@@ -271,7 +271,7 @@ def main():
                 check(ok, f"sweep.sbatch: array task {i} wrote sweep-{job.job_id}_{i}.h5/.csv and its log sweep-{job.job_id}_{i}.out")
                 if os.path.isfile(stem + ".h5"):
                     with h5py.File(stem + ".h5") as f:
-                        errors.append((f["walks"].attrs["walkers"] / f["nodes/id"].shape[0],
+                        errors.append((f["walks"].attrs["walkers_per_node"],
                                        f.attrs.get("kernel_relative_frobenius_error")))
             check([e[0] for e in errors] == [4, 8] and all(e[1] is not None for e in errors),
                   f"sweep.sbatch: array tasks ran walkers 4 and 8 with reference errors {[e[1] for e in errors]}")
@@ -284,7 +284,8 @@ def main():
                 ("missing graph file", "grf.sbatch", "grf", {"GRAPH": os.path.join(work, "no-such-graph.txt")},
                  "grf.sbatch: error: graph file"),
                 ("config with a misspelt key", "attention.sbatch", "attention", {"CONFIG": bad_config},
-                 "attention.sbatch: error: invalid options for graphrf attention: unrecognised option 'walkrs'")):
+                 "attention.sbatch: error: invalid options for graphrf attention: " + bad_config +
+                 ":2: unknown option 'walkrs'")):
             job = submit(script, 2, extra)
             log = read_text(os.path.join(work, f"{name}-{job.job_id}.out")) if job.job_id else None
             lines = (log or "").strip().splitlines()

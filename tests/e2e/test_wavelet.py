@@ -76,7 +76,7 @@ def test_embedding_same_at_every_rank_count():
         graph, ids = graph_file(d)
         first = None
         for np_, partition in ((1, "block"), (3, "block"), (3, "metis")):
-            r, o = wavelet(np_, d, "np%d-%s" % (np_, partition), graph, "--rank", K, "--kernel", "diffusion",
+            r, o = wavelet(np_, d, "np%d-%s" % (np_, partition), graph, "--embedding-dim", K, "--kernel", "diffusion",
                            "--beta", BETA, "--partition", partition)
             check_shape(r, o, N, K, 15)
             assert np.array_equal(np.sort(o.ids), ids)
@@ -92,9 +92,9 @@ def test_embedding_same_at_every_rank_count():
 def test_oversampling_rule_and_option():
     with e2e.TempDir() as d:
         graph, _ = graph_file(d)
-        r, o = wavelet(2, d, "r4", graph, "--rank", K, "--beta", BETA, "--oversample", 4)
+        r, o = wavelet(2, d, "r4", graph, "--embedding-dim", K, "--beta", BETA, "--oversample", 4)
         check_shape(r, o, N, K, 4)
-        r, o = wavelet(2, d, "big", "grid:14x14", "--rank", 170, "--beta", BETA)
+        r, o = wavelet(2, d, "big", "grid:14x14", "--embedding-dim", 170, "--beta", BETA)
         check_shape(r, o, 196, 170, 17)  # max(170/10, 15) = 17
 
 
@@ -107,14 +107,20 @@ def test_reference_errors():
         h = np.sort(np.linalg.eigvalsh(exact))[::-1]
         best_spectral = h[K] / h[0]
         best_frobenius = np.sqrt(np.sum(h[K:] ** 2) / np.sum(h ** 2))
+        # The embedding has K + r = K + 15 columns: the best rank-(K + r) errors are reported next to rank K's.
+        best_spectral_kr = h[K + 15] / h[0]
+        best_frobenius_kr = np.sqrt(np.sum(h[K + 15:] ** 2) / np.sum(h ** 2))
         results = []
         for np_ in (1, 3):
-            r, o = wavelet(np_, d, "ref%d" % np_, graph, "--rank", K, "--kernel", "diffusion", "--beta", BETA,
+            r, o = wavelet(np_, d, "ref%d" % np_, graph, "--embedding-dim", K, "--kernel", "diffusion", "--beta", BETA,
                            "--reference")
             check_shape(r, o, N, K, 15)
             a = o.embedding_attrs
             assert set(a) == {"relative_spectral_error", "relative_frobenius_error", "best_rank_k_spectral_error",
-                              "best_rank_k_frobenius_error"}, a
+                              "best_rank_k_frobenius_error", "best_rank_k_plus_r_spectral_error",
+                              "best_rank_k_plus_r_frobenius_error"}, a
+            assert abs(a["best_rank_k_plus_r_spectral_error"] - best_spectral_kr) <= 1e-8, (a, best_spectral_kr)
+            assert abs(a["best_rank_k_plus_r_frobenius_error"] - best_frobenius_kr) <= 1e-8, (a, best_frobenius_kr)
             diff = o.embedding @ o.embedding.T - exact
             spectral = np.linalg.norm(diff, 2) / np.linalg.norm(exact, 2)
             frobenius = np.linalg.norm(diff) / np.linalg.norm(exact)

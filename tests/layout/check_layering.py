@@ -22,9 +22,12 @@ BELOW = {
     "walks": ["graph"],
     "grf": ["walks"],
     "attention": ["grf"],
+    "gp": ["grf"],
     "spectral": ["graph"],
     "points": ["graph"],
-    "cli": ["attention", "spectral", "points"],
+    "reference": ["attention", "spectral"],
+    "frames": ["attention", "points"],
+    "cli": ["reference", "gp", "frames"],
 }
 PROGRAMS = {"src/cli/main.cpp", "partition/graphrf_partition.cpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"graphrf/([^"]+)"', re.M)

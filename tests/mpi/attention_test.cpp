@@ -13,20 +13,10 @@
 using namespace graphrf;
 using graphrf::testing::shared_temp_path;
 using graphrf::testing::world;
+using graphrf::testing::load;
+using graphrf::testing::quiet_log;
 
 namespace {
-
-const Log& quiet_log() {
-  static const Log log(world(), true);
-  return log;
-}
-
-DistributedGraph load(const std::string& graph, const std::string& partition) {
-  GraphOptions o;
-  o.graph = graph;
-  o.partition = partition;
-  return load_graph(world(), o);
-}
 
 // A row block gathered densely on rank 0 (rows in global index order).
 Eigen::MatrixXd dense(const DistributedGraph& g, const RowMatrix& local) {

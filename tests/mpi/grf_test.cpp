@@ -11,6 +11,7 @@
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/walks/walk_step.hpp"
 #include "mpi_test_support.hpp"
@@ -20,13 +21,9 @@ using graphrf::testing::gather_entries;
 using graphrf::testing::SharedTempFile;
 using graphrf::testing::Triplet;
 using graphrf::testing::world;
+using graphrf::testing::quiet_log;
 
 namespace {
-
-const Log& quiet_log() {
-  static const Log log(world(), true);
-  return log;
-}
 
 DistributedGraph load_on(const Communicator& comm, const std::string& graph, const std::string& partition = "block") {
   GraphOptions o;
@@ -159,6 +156,36 @@ TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
   EXPECT_EQ(same, 1);
 }
 
+// Streaming assembly with a window of two open rows: the engine may not start a row until the rows
+// before the window are built, so at most 2 * n * max_length visits are ever held, far fewer than the
+// walks make; the rows are bitwise those of the default window.
+namespace {
+// Walks `o` with tiny batches into an assembler whose window is two open rows; expects the rows of the
+// default window, bitwise, with at most 2 * n * max_length visits held. Returns the hops.
+std::int64_t expect_same_rows_in_a_two_row_window(const DistributedGraph& g, const WalkOptions& o) {
+  const auto run = compute_grf(g, diffusion(0.8), o, GrfEstimator::symmetric, quiet_log());
+  WalkLimits tiny;
+  tiny.walker_batch = 2;
+  tiny.deposit_batch = 3;
+  GrfRowAssembler assembler(g.first(), g.n_local(), o.walkers, run.f, 2, 0);
+  const WalkResult walks = run_walks(g, o, quiet_log(), tiny, &assembler);
+  const AssembledGrf rows = assembler.finish();
+  EXPECT_EQ(walks.stats.hops, run.walks[0].hops);
+  EXPECT_TRUE(phi_by_id(g, rows.phi) == phi_by_id(g, run.phi[0]));
+  EXPECT_EQ(rows.by_length.value, run.by_length[0].value);
+  EXPECT_LE(assembler.peak_pending_visits(), 2 * o.walkers * o.max_length);
+  return walks.stats.hops;
+}
+}  // namespace
+
+TEST(Grf, TwoOpenRowsHoldFewVisitsAndGiveTheSameRows) {
+  const WalkOptions o = options(6, 0.15, 16, 3);
+  const auto g = load_on(world(), "random:400:4:2", "metis");
+  const std::int64_t hops = expect_same_rows_in_a_two_row_window(g, o);
+  // The whole run makes many times more visits (one per hop) than the window can hold.
+  EXPECT_GT(hops, 20 * 2 * o.walkers * o.max_length);
+}
+
 namespace {
 // Every coupling, with the permutation sigma = 24351 (Reid et al. 2025b, Fig. 2) where one is needed.
 std::vector<WalkOptions> every_coupling(const WalkOptions& base) {
@@ -173,6 +200,39 @@ std::vector<WalkOptions> every_coupling(const WalkOptions& base) {
   return out;
 }
 }  // namespace
+
+// The same two-row window under every coupling: repelling groups start all n walkers of a row at once and
+// must wait for the window like single walkers.
+TEST(Grf, TwoOpenRowsGiveTheSameRowsUnderEveryCoupling) {
+  const auto g = load_on(world(), "random:400:4:2", "metis");
+  for (const WalkOptions& o : every_coupling(options(6, 0.15, 16, 3))) {
+    SCOPED_TRACE(coupling_name(o.coupling));
+    expect_same_rows_in_a_two_row_window(g, o);
+  }
+}
+
+// start_every (sigma learning's sample): rows whose walkers start are those of the full run, bitwise (a
+// row's walks depend only on its start node); the other rows hold M_0 = I only, Phi[i, i] = f_0. The
+// assembly window (64 rows) is narrower than a rank's rows, so rows without walkers must not block it.
+TEST(Grf, StartEveryBuildsStartRowsAsTheFullRunAndIdentityElsewhere) {
+  const auto g = load_on(world(), "random:300:4:2", "metis");
+  for (const WalkOptions& full : every_coupling(options(6, 0.3, 16, 5))) {
+    SCOPED_TRACE(coupling_name(full.coupling));
+    WalkOptions sampled = full;
+    sampled.start_every = 3;
+    WalkLimits window;
+    window.max_walkers_in_flight = 64 * full.walkers;  // open_row_limit: 64 rows
+    const auto all = phi_by_id(g, compute_grf(g, diffusion(0.8), full, GrfEstimator::symmetric, quiet_log()).phi[0]);
+    const auto run = compute_grf(g, diffusion(0.8), sampled, GrfEstimator::symmetric, quiet_log(), window);
+    const auto got = phi_by_id(g, run.phi[0]);
+    std::map<std::pair<std::int64_t, std::int64_t>, double> want;
+    for (const auto& [key, value] : all)
+      if (key.first % 3 == 0) want[key] = value;  // generated graphs: id = canonical index
+    for (std::int64_t i = 0; i < 300; ++i)
+      if (i % 3 != 0) want[{i, i}] = run.f[0];
+    EXPECT_TRUE(got == want);
+  }
+}
 
 TEST(Grf, StatisticsAreConservedAndLengthsGeometricUnderEveryCoupling) {
   // 6 couplings, each failing by chance with probability about 1e-6.

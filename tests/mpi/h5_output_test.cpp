@@ -687,8 +687,12 @@ void expect_not_writable(const Communicator& comm, const std::string& path, cons
 }
 
 TEST_F(H5OutputTest, CheckOutputWritable) {
-  expect_not_writable(comm, "/proc/nonexistent/x.h5", "No such file or directory");
-  expect_not_writable(comm, file("missing-dir/x.h5"), "No such file or directory");
+  // The reason names the file whose creation failed: PATH.partial, written first and then renamed.
+  const auto creating = [](const std::string& path) {
+    return "No such file or directory (creating " + path + ".partial, which is written first and then renamed)";
+  };
+  expect_not_writable(comm, "/proc/nonexistent/x.h5", creating("/proc/nonexistent/x.h5"));
+  expect_not_writable(comm, file("missing-dir/x.h5"), creating(file("missing-dir/x.h5")));
   expect_not_writable(comm, dir_, "Is a directory");
   expect_not_writable(comm, "", "No such file or directory");
   const std::string ok = file("writable.h5");

@@ -6,6 +6,7 @@
 
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
 #include "graphrf/spectral/random_wavelet_features.hpp"
 #include "mpi_test_support.hpp"
 
@@ -82,4 +83,28 @@ TEST(LaplacianOperator, WaveletEmbeddingHasTheSameBitsOnOneRankAndOnAll) {
   }
   world().broadcast(same);
   EXPECT_EQ(same, 1);
+}
+
+TEST(LaplacianOperator, FusedChebyshevStepHasTheSameBitsAsApply) {
+  // The fused row-major step and the generic path (op.apply, then the recurrence formula) must agree bit for
+  // bit, on every rank count and partition: the filter output and the wavelet embedding.
+  const auto g = load_on(world(), "random:300:6:2", "ptscotch");
+  const auto fused = normalized_laplacian_operator(g);
+  ASSERT_TRUE(bool(fused.fused_step));
+  auto generic = fused;
+  generic.fused_step = nullptr;
+  Eigen::MatrixXd x(g.n_local(), 5);
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    for (int c = 0; c < 5; ++c) x(i, c) = std::cos(double(g.original_id[size_t(i)] * 5 + c));
+  const auto c1 = chebyshev_coefficients([](double t) { return std::exp(-2.0 * t); }, 25, 2.0);
+  const auto c2 = jackson_chebyshev_coefficients(0.0, 0.3, 40, 2.0);
+  const auto a = chebyshev_filter(fused, 2.0, {c1, c2}, x), b = chebyshev_filter(generic, 2.0, {c1, c2}, x);
+  EXPECT_EQ(a[0], b[0]);
+  EXPECT_EQ(a[1], b[1]);
+  WaveletOptions options;
+  options.rank = 8;
+  options.seed = 3;
+  const auto h = [](double l) { return std::exp(-3.0 * l); };
+  EXPECT_EQ(random_wavelet_features(fused, h, options).embedding_local,
+            random_wavelet_features(generic, h, options).embedding_local);
 }

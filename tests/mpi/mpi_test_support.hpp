@@ -13,12 +13,27 @@
 
 #include "graphrf/mpi/communicator.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/mpi/log.hpp"
 
 namespace graphrf::testing {
 
 inline const Communicator& world() {
   static const Communicator comm(MPI_COMM_WORLD);
   return comm;
+}
+
+// A log that prints nothing but warnings (tests stay quiet).
+inline const Log& quiet_log() {
+  static const Log log(world(), true);
+  return log;
+}
+
+// `graph` (a file or generator spec) loaded on every rank with `partition`.
+inline DistributedGraph load(const std::string& graph, const std::string& partition) {
+  GraphOptions o;
+  o.graph = graph;
+  o.partition = partition;
+  return load_graph(world(), o);
 }
 
 // A file written by rank 0 and visible to every rank; removed on destruction.

@@ -14,6 +14,7 @@ using namespace graphrf;
 using graphrf::testing::gather_entries;
 using graphrf::testing::SharedTempFile;
 using graphrf::testing::world;
+using graphrf::testing::quiet_log;
 
 namespace {
 
@@ -75,11 +76,6 @@ WalkOptions pagerank_walks(std::int64_t n, std::uint64_t seed, Coupling coupling
   o.coupling = coupling;
   if (termination_of(coupling) == Termination::sigma) o.sigma = {4, 2, 0, 3, 1, 5};
   return o;
-}
-
-const Log& quiet_log() {
-  static const Log log(world(), true);
-  return log;
 }
 
 }  // namespace

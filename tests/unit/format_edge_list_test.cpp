@@ -167,3 +167,18 @@ TEST(EdgeList, ErrorLineNumbersDoNotDependOnTheSplit) {
   expect_split_invariant(kEL, file, "split.csv");
   EXPECT_THAT(test::load_error(kEL, file, "split.csv", {17, 23}), HasSubstr("split.csv:7: "));
 }
+
+// Weights are decided by the first edge line; a later line with a column the file was not read with would
+// lose that column silently, so it is an error naming the line and what to give instead.
+TEST(EdgeList, ColumnsBeyondAnUnweightedFirstLineAreErrors) {
+  expect_error(kEL, "# c\n1 2\n2 3 5\n", "g.txt", 3, "first edge line (line 2) has 2");
+  expect_error(kEL, "1 2\n2 3 1.0abc\n", "g.txt", 2, "--weight-column 3");
+  expect_split_invariant(kEL, "1 2\n2 3\n3 4\n", "g.txt");
+  // Told to ignore extra columns, or to read column 3, the same file loads.
+  const std::string file = "1 2\n2 3 5\n";
+  EXPECT_EQ(load(kEL, file, "g.txt", {}, {.weight_column = -1}).arcs, (std::vector<Arc>{{1, 2, 1}, {2, 3, 1}}));
+  expect_error(kEL, file, "g.txt", 1, "too few columns: the weight is column 3", {.weight_column = 3});
+}
+
+// A first line longer than the 1 MiB head is refused by the loader (the unit helper passes the whole text as the
+// head): tested end to end in tests/e2e/test_bad_input_hostile.py.

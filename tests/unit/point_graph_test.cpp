@@ -9,10 +9,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/points/point_cloud.hpp"
+#include "graphrf/points/local_point_graph.hpp"
 #include "graphrf/points/point_graph.hpp"
 
 namespace graphrf {
@@ -200,6 +202,57 @@ TEST(PointReaders, MalformedFilesNameTheProblem) {
   const PointFile big_endian("be.ply", "ply\nformat binary_big_endian 1.0\nelement vertex 1\nproperty float x\nend_header\n");
   EXPECT_NE(error_of(big_endian.path()).find("not supported"), std::string::npos);
   EXPECT_NE(error_of("/nonexistent/points.xyz").find("cannot open"), std::string::npos);
+}
+
+
+// The whole-frame graph (frames path): union and mutual kNN by brute force, in canonical (ascending id) order,
+// with the loader's degree and normalisation a_ij / sqrt(d_i d_j).
+TEST(LocalPointGraph, EqualsBruteForceKnnGraph) {
+  for (int dim : {2, 3, 8})
+    for (KnnMode mode : {KnnMode::union_of_lists, KnnMode::mutual}) {
+      const PointCloud c = dim == 3 ? lattice_cloud(160, dim, 5u) : gaussian_cloud(160, dim, 7u + unsigned(dim));
+      PointGraphOptions o;
+      o.knn = 4;
+      o.mode = mode;
+      o.weight = EdgeWeight::gaussian;
+      o.sigma = 2.0;
+      const std::int64_t n = c.size();
+      std::map<std::int64_t, std::int64_t> row_of_id;
+      for (std::int64_t i = 0; i < n; ++i) row_of_id[c.id[size_t(i)]] = i;
+      std::vector<std::vector<bool>> picked(static_cast<size_t>(n), std::vector<bool>(static_cast<size_t>(n)));
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto order = brute_force_order(c, i);
+        for (std::int64_t m = 0; m < o.knn; ++m) picked[size_t(i)][size_t(row_of_id[order[size_t(m)].second])] = true;
+      }
+      std::vector<std::int64_t> ids(c.id);
+      std::sort(ids.begin(), ids.end());
+      const LocalGraph g = build_local_point_graph(c, o);
+      ASSERT_EQ(g.n(), n);
+      for (std::int64_t s = 0; s < n; ++s) ASSERT_EQ(g.id[size_t(s)], ids[size_t(g.canonical[size_t(s)])]);
+      std::vector<double> degree(static_cast<size_t>(n), 0.0);
+      std::vector<std::vector<std::pair<std::int64_t, double>>> expected(static_cast<size_t>(n));  // canonical rows
+      for (std::int64_t a = 0; a < n; ++a)
+        for (std::int64_t b = 0; b < n; ++b) {
+          const auto i = row_of_id[ids[size_t(a)]], j = row_of_id[ids[size_t(b)]];
+          const bool ij = picked[size_t(i)][size_t(j)], ji = picked[size_t(j)][size_t(i)];
+          if (mode == KnnMode::mutual ? !(ij && ji) : !(ij || ji)) continue;
+          double d2 = 0;
+          for (int k = 0; k < dim; ++k) d2 += std::pow(c.coords[size_t(i * dim + k)] - c.coords[size_t(j * dim + k)], 2);
+          expected[size_t(a)].push_back({b, std::exp(-d2 / 8.0)});
+          degree[size_t(a)] += std::exp(-d2 / 8.0);
+        }
+      for (std::int64_t s = 0; s < n; ++s) {  // node s of the graph is canonical node a
+        const auto a = g.canonical[size_t(s)];
+        ASSERT_EQ(g.row_ptr[size_t(s) + 1] - g.row_ptr[size_t(s)], std::int64_t(expected[size_t(a)].size())) << "d " << dim << " row " << a;
+        for (size_t m = 0; m < expected[size_t(a)].size(); ++m) {
+          const auto k = size_t(g.row_ptr[size_t(s)]) + m;
+          const auto [b, w] = expected[size_t(a)][m];
+          EXPECT_EQ(g.canonical[size_t(g.col[k])], b);
+          EXPECT_NEAR(g.weight[k], w, 1e-15);
+          EXPECT_NEAR(g.normalized_weight[k], w / std::sqrt(degree[size_t(a)] * degree[size_t(b)]), 1e-14);
+        }
+      }
+    }
 }
 
 }  // namespace

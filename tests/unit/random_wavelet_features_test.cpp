@@ -133,7 +133,7 @@ TEST(RandomWaveletFeatures, BadInputThrowsInputErrorNamingTheOption) {
             "--kernel: h(lambda) must be > 0 on [0, 2] for random wavelet features (h(1.3) = -0.2)");
   EXPECT_EQ(run(ok, [](double x) { return x; }).rfind("--kernel: h(lambda) must be > 0 on [0, 2]", 0), 0u);  // h(0) = 0
   EXPECT_EQ(run(ok, [](double) { return std::nan(""); }).rfind("--kernel:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 0; }).rfind("--rank:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 0; }).rfind("--embedding-dim:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.oversample = 1; }).rfind("--oversample:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.degree_chi = 0; }).rfind("--degree-chi:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.degree_h = 0; }).rfind("--degree-h:", 0), 0u);
@@ -143,6 +143,6 @@ TEST(RandomWaveletFeatures, BadInputThrowsInputErrorNamingTheOption) {
   EXPECT_EQ(with([](WaveletOptions& o) { o.n_probe = 0; }).rfind("--probes:", 0), 0u);
   // K + r >= N is refused (no silent switch to an exact method): 21 + 15 = 36 = N.
   const auto too_big = with([](WaveletOptions& o) { o.rank = 21; });
-  EXPECT_EQ(too_big.rfind("--rank: random wavelet features need K + r < N, but K = 21 and r = 15", 0), 0u) << too_big;
+  EXPECT_EQ(too_big.rfind("--embedding-dim: random wavelet features need K + r < N, but K = 21 and r = 15", 0), 0u) << too_big;
   EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 20; }), "(no InputError)");  // 20 + 15 = 35 < 36
 }

@@ -58,8 +58,15 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
                                       const RowMatrix& phi_k, const RowMatrix& v, const NormalizerPolicy& policy,
                                       AttentionStats& stats);
 
+// Alg. 2 on one process holding the whole graph (a frame): column j of `grf` is row j of phi_k and v. The same
+// sums in the same order as asymmetric_masked_attention, and the same normaliser policy (InputError for `error`).
+RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi_q, const RowMatrix& phi_k,
+                                     const RowMatrix& v, const NormalizerPolicy& policy, AttentionStats& stats);
+
 // Unmasked linear attention with the same features: out_i = phi(q_i)^T sum_j phi(k_j) v_j^T / phi(q_i)^T sum_j phi(k_j).
-RowMatrix linear_attention(const Communicator& comm, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
+// The sums over j run in a fixed order of the nodes' canonical indices (RowBlockReducer), so the result has the
+// same bits for any rank count and partition.
+RowMatrix linear_attention(const DistributedGraph& g, const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
                            const NormalizerPolicy& policy, AttentionStats& stats);
 
 }  // namespace graphrf

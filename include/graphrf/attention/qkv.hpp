@@ -5,6 +5,7 @@
 // routing them to the nodes' owners; or synthetic (--synthetic d,d_v), drawn per node id so they do not
 // depend on the partition.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct QkvRows {
 };
 
 QkvRows synthetic_qkv(const DistributedGraph& g, int heads, int d, int dv, std::uint64_t seed);
+// The same draws for the nodes `ids`, one row each (a frame held by one process).
+QkvRows synthetic_qkv_for_ids(std::span<const std::int64_t> ids, int heads, int d, int dv, std::uint64_t seed);
 QkvRows read_qkv(const DistributedGraph& g, const std::string& path);
 
 }  // namespace graphrf

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graphrf/mpi/communicator.hpp"
+#include "graphrf/points/point_graph.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/io/graph_options.hpp"
 #include "graphrf/mpi/log.hpp"
@@ -14,6 +15,10 @@
 namespace graphrf {
 
 namespace po = boost::program_options;
+
+// Command-line style without Boost's guessing of abbreviated option names (`--walk 4` is an error, not
+// --walkers): an abbreviation silently changes meaning when an option is added.
+inline constexpr int kNoGuessing = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
 
 // What a command gets once its options are parsed.
 struct CommandContext {
@@ -37,14 +42,28 @@ int run_cli(const Communicator& comm, int argc, char** argv);
 // The --graph family shared by commands that load a graph.
 void add_graph_options(po::options_description& desc);
 GraphOptions graph_options_from(const po::variables_map& vm);
+// --knn, --radius, --knn-mode, --edge-weight, --edge-sigma (InputError naming the option).
+PointGraphOptions point_graph_options_from(const po::variables_map& vm);
+
+// Collective: InputError "OPTION PATH: cannot open: REASON" unless the file can be read. For inputs named by
+// options (--qkv, partition files), checked before the graph is loaded.
+void check_input_readable(const Communicator& comm, const std::string& option, const std::string& path);
 
 // The start of every compute command: check that --out can be written (before any work), load and
-// partition the graph, refuse --reference beyond the dense limit, and log the graph.
+// partition the graph, and log the graph.
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
-                                        const std::string& out_path, bool reference);
+                                        const std::string& out_path);
 
 // The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
 std::vector<std::string> split_list(const std::string& text, char sep);
+
+// Refuses what Boost would accept silently: stray positional words and a sign on unsigned options (-1 would
+// become 2^64 - 1). `where` prefixes the message (e.g. "FILE:LINE: " for INI lines, "" for the command line).
+void check_parsed_arguments(const po::parsed_options& parsed, const po::variables_map& vm, const std::string& where);
+
+// Stores the options of an INI file into vm (the command line, stored first, wins). Every error names
+// FILE:LINE: unknown options, lines that are not 'name = value', sections, repeated keys, invalid values.
+void store_config_file(const std::string& path, const po::options_description& desc, po::variables_map& vm);
 
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
@@ -52,6 +71,7 @@ void check_slurm_launch(const Communicator& comm);
 }  // namespace graphrf
 
 #include "graphrf/grf/kernel.hpp"
+#include "graphrf/reference/reference_plan.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
@@ -65,5 +85,13 @@ void add_walk_options(po::options_description& desc);
 void add_coupling_options(po::options_description& desc);
 void read_coupling_options(const po::variables_map& vm, WalkOptions& o);
 WalkOptions walk_options_from(const po::variables_map& vm);
+// --reference, --dense-reference-max, --reference-samples; `what` says what the reference checks.
+void add_reference_options(po::options_description& desc, const std::string& what);
+ReferenceOptions reference_options_from(const po::variables_map& vm);
+// Refuses (collectively) a reference this graph cannot have: the sampled reference needs normalised weights.
+void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk);
+// Collective: InputError "<what> is dense, at most 5000 nodes (the graph has N)" when g is too large for a dense
+// N x N computation on one rank.
+void check_dense_size(const DistributedGraph& g, const std::string& what);
 
 }  // namespace graphrf

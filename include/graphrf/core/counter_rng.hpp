@@ -23,6 +23,12 @@ enum class RngDomain : std::uint64_t {
   synthetic_data = 7,
   walk_length = 8,   // sigma-coupled and quantile walk lengths
   walk_repel = 9,    // repelling walks: a group's neighbour offsets
+  gp_probe = 10,      // Hutchinson / Lanczos probe vectors of GP learning
+  gp_sample = 11,     // prior weights and noise of pathwise GP posterior samples
+  gp_split = 12,      // random train/test splits of observations
+  gp_synthetic = 13,  // synthetic GP observations (graphrf gp --synthetic)
+  reference_sample = 14,  // nodes of a sampled reference
+  scene = 15,             // synthetic point-cloud scenes (bench-points)
 };
 
 // Four 64-bit words for one counter value.

@@ -6,7 +6,9 @@
 //
 // How: canonical indices are split into uniform blocks, one per rank; each rank sends its rows to the owners of
 // their canonical indices (one all-to-all) and then writes its block contiguously and collectively. No rank holds
-// more than its block plus its own rows. Every function is collective.
+// more than its block plus its own rows. When the internal order already is the canonical one (one rank, the
+// block partitioner, any partition that keeps ranks' id ranges in order), each rank's block is its own rows and
+// nothing moves. Every function is collective.
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -35,6 +37,8 @@ class CanonicalOrder {
   // Canonical rows this rank writes: [blocks().first(rank), + blocks().count(rank)).
   const BlockDistribution& blocks() const { return blocks_; }
   std::int64_t block_rows() const { return blocks_.count(comm_->rank()); }
+  // True when internal global index i is canonical index i on every rank: blocks are the owned ranges.
+  bool internal_is_canonical() const { return internal_is_canonical_; }
 
   // The canonical index of each internal global index (any node of the graph; collective, answered by owners).
   std::vector<std::int64_t> to_canonical(std::span<const std::int64_t> globals) const;
@@ -54,6 +58,7 @@ class CanonicalOrder {
 
   const Communicator* comm_;
   const DistributedGraph* graph_;
+  bool internal_is_canonical_ = false;
   BlockDistribution blocks_;
 };
 
@@ -74,10 +79,26 @@ void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::strin
                     std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
                     std::span<const double> data);
 
+// Writes an N x N dense matrix (row-major, local rows, columns indexed by internal global index; small N only, as
+// every rank looks up all N columns) with rows and columns in canonical order.
+void write_node_dense_square(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
+                             std::span<const double> local);
+
+// Sparse rows whose entries carry a `column` member holding an internal global index: routed to this rank's
+// canonical block with `column` translated to the canonical index and each row sorted by `before` (a strict weak
+// order on entries, e.g. by column, then by length; ties keep their input order).
+template <class Entry, class Before>
+CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr,
+                                              std::vector<Entry> entries, Before before);
+
+// The global CSR indptr slice of this rank's block for H5Output::write_rows (the last rank adds the end).
+std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vector<std::int64_t>& block_indptr);
+
 // ---- templates ----
 
 template <class T>
 std::vector<T> CanonicalOrder::route_rows(std::span<const T> local, std::size_t width) const {
+  if (internal_is_canonical_) return std::vector<T>(local.begin(), local.end());
   std::vector<std::int64_t> row_counts, order;
   plan(row_counts, order);
   std::vector<std::int64_t> index(order.size());
@@ -103,6 +124,9 @@ std::vector<T> CanonicalOrder::route_rows(std::span<const T> local, std::size_t 
 template <class Entry>
 CanonicalRaggedBlock<Entry> CanonicalOrder::route_ragged(std::span<const std::int64_t> local_indptr,
                                                          std::span<const Entry> entries) const {
+  if (internal_is_canonical_)
+    return {std::vector<std::int64_t>(local_indptr.begin(), local_indptr.end()),
+            std::vector<Entry>(entries.begin(), entries.end())};
   std::vector<std::int64_t> row_counts, order;
   plan(row_counts, order);
   // Per row: (canonical index, length); then the entries, rows in the same order.
@@ -144,11 +168,43 @@ CanonicalRaggedBlock<Entry> CanonicalOrder::route_ragged(std::span<const std::in
   return block;
 }
 
+template <class Entry, class Before>
+CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr,
+                                              std::vector<Entry> entries, Before before) {
+  if (!order.internal_is_canonical()) {
+    std::vector<std::int64_t> columns(entries.size());
+    for (std::size_t k = 0; k < entries.size(); ++k) columns[k] = entries[k].column;
+    const std::vector<std::int64_t> canonical = order.to_canonical(columns);
+    for (std::size_t k = 0; k < entries.size(); ++k) entries[k].column = canonical[k];
+  }
+  CanonicalRaggedBlock<Entry> block = order.internal_is_canonical()
+                                          ? CanonicalRaggedBlock<Entry>{{local_indptr.begin(), local_indptr.end()},
+                                                                        std::move(entries)}
+                                          : order.route_ragged<Entry>(local_indptr, entries);
+  // Rows are mostly sorted already (a rank's internal indices follow canonical order): skip sorted rows, and sort
+  // short ones by insertion (stable, without the buffer std::stable_sort allocates per call).
+  for (std::size_t row = 0; row + 1 < block.indptr.size(); ++row) {
+    const auto begin = block.entries.begin() + block.indptr[row], end = block.entries.begin() + block.indptr[row + 1];
+    if (std::is_sorted(begin, end, before)) continue;
+    if (end - begin > 32) {
+      std::stable_sort(begin, end, before);
+      continue;
+    }
+    for (auto it = begin; it != end; ++it)
+      for (auto j = it; j != begin && before(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+  }
+  return block;
+}
+
 template <class T>
 void write_node_rows(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
                      std::span<const T> local, std::vector<std::uint64_t> trailing) {
   std::size_t width = 1;
   for (auto t : trailing) width *= static_cast<std::size_t>(t);
+  if (order.internal_is_canonical()) {
+    out.write_rows<T>(dataset, local, std::move(trailing));
+    return;
+  }
   const std::vector<T> block = order.route_rows(local, width);
   out.write_rows<T>(dataset, block, std::move(trailing));
 }

@@ -10,4 +10,8 @@ namespace graphrf {
 
 DistributedOperator normalized_laplacian_operator(const DistributedGraph& g);
 
+// The combinatorial Laplacian L = D - A (d_i the weighted degree), the same way: its spectrum lies in
+// [0, 2 max_i d_i], the operator PyGSP calls `combinatorial`.
+DistributedOperator combinatorial_laplacian_operator(const DistributedGraph& g);
+
 }  // namespace graphrf

@@ -10,12 +10,6 @@
 
 namespace graphrf {
 
-// Largest graph --reference accepts: an N x N double matrix is 200 MB at 5000 nodes.
-inline constexpr std::int64_t kMaxReferenceNodes = 5000;
-
-// Throws a collective InputError when the graph is too big for dense references.
-void check_reference_size(const DistributedGraph& g);
-
 // The walk's W (normalised, or scale * A) as a dense matrix on rank 0; an empty matrix elsewhere.
 Eigen::MatrixXd gather_dense_w(const DistributedGraph& g, const WalkOptions& options);
 // Sparse rows (this rank's rows start at first_row) as a dense n x n matrix on rank 0; empty elsewhere.

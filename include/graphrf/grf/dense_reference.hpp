@@ -14,6 +14,16 @@ namespace graphrf {
 // A must be square with nonnegative row sums (std::invalid_argument otherwise).
 Eigen::MatrixXd normalized_adjacency(const Eigen::MatrixXd& A);
 
+// W = V diag(lambda) V^T, computed once and shared by every kernel of the same W (e.g. attention heads).
+struct DenseSpectrum {
+  Eigen::VectorXd values;
+  Eigen::MatrixXd vectors;
+};
+// Eigendecomposition of a symmetric W (to 1e-12 relative; std::invalid_argument otherwise).
+DenseSpectrum symmetric_spectrum(const Eigen::MatrixXd& W);
+// V diag(g(lambda)) V^T with g = kernel_of_w_eigenvalue(spec, .); Error if g is not finite somewhere.
+Eigen::MatrixXd kernel_matrix_from_spectrum(const KernelSpec& spec, const DenseSpectrum& w);
+
 // The closed form V diag(g(lambda)) V^T, with W = V diag(lambda) V^T from SelfAdjointEigenSolver and
 // g = kernel_of_w_eigenvalue(spec, .). W must be square and symmetric (to 1e-12 relative; only its lower
 // triangle is read). Throws graphrf::Error if g is not finite at some eigenvalue (e.g. a regularized

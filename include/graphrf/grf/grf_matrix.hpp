@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "graphrf/walks/walk_engine.hpp"
+#include "graphrf/walks/deposit_sink.hpp"
 
 namespace graphrf {
 
@@ -31,13 +31,16 @@ struct SparseRows {
   std::int64_t n_local() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
 };
 
-// Consumes the deposits of walks started at this rank's rows (global indices first_row ..
-// first_row + n_local - 1). Deposits of step 0 are not stored by the walk engine: every walker is at its
-// start node with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
-LengthResolvedGrf assemble_length_resolved(std::vector<Deposit> deposits, std::int64_t first_row, std::int64_t n_local,
-                                           std::int64_t walkers);
+// Appends the row of start node `global_row` built from all its walks' visits (steps >= 1, any order;
+// `visits` is reordered). Step 0 is not deposited by the walk engine: every walker is at its start node
+// with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
+void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
+                                std::int64_t walkers);
 
-// Phi = sum_t f_t M_t (terms beyond f's length count as zero).
+// Appends row i of Phi = sum_t f_t M_t (terms beyond f's length count as zero).
+void append_combined_row(SparseRows& phi, const LengthResolvedGrf& m, std::int64_t i, std::span<const double> f);
+
+// Phi = sum_t f_t M_t for every row.
 SparseRows combine_lengths(const LengthResolvedGrf& m, std::span<const double> f);
 
 }  // namespace graphrf

@@ -29,7 +29,9 @@ struct GrfRun {
   std::vector<LengthResolvedGrf> by_length;  // one per ensemble
   std::vector<SparseRows> phi;               // one per ensemble
   std::vector<WalkStatistics> walks;         // one per ensemble
-  double assemble_seconds = 0;
+  double assemble_seconds = 0;              // after the walks (rows are assembled while they run)
+  double spectral_radius = 0;        // of W
+  double truncation_bias_bound = 0;  // bound on ||E[estimate] - M||_2 from stopping walks at max_length
 };
 
 // Validates the kernel against W's spectral radius and warns about negative f. Collective.
@@ -45,6 +47,13 @@ NnzSummary nnz_per_row(const Communicator& comm, const SparseRows& rows);
 // Reid et al. 2025a, Lemma 3.3: with probability >= 1 - delta all n walks from a node have at most b hops,
 // so a row has at most 1 + n*b nonzeros, b = ln(1 - (1-delta)^(1/n)) / ln(1-p).
 double sparsity_bound(std::int64_t walkers, double p_halt, double delta);
+
+// What stopping walks at T = max_length hops drops from the series, as a bound on the bias in the 2-norm:
+// sum_k |alpha_k - a_k| rho^k, where a_k is what the estimator's expectation keeps of alpha_k (alpha_k for
+// k <= T with the asymmetric estimator; for the symmetric ones the part of (f * f)_k made of f_t f_s with
+// t, s <= T, i.e. alpha_k for k <= T and a partial convolution above). Summed to 2T + 400 terms.
+double truncation_bias_bound(const KernelSpec& kernel, GrfEstimator estimator, std::int64_t max_length,
+                             double spectral_radius);
 
 // The kernel estimate as a dense matrix on rank 0 (Phi Phi^T, Phi1 Phi2^T symmetrised, or Phi).
 Eigen::MatrixXd dense_kernel_estimate(const DistributedGraph& g, const GrfRun& run);

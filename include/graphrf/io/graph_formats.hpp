@@ -65,6 +65,9 @@ struct FileHeader {                      // trivially copyable (it is broadcast 
   bool metis_vertex_size = false;        // metis: a vertex size precedes vertex weights
   bool metis_edge_weights = false;       // metis: fmt says each neighbour is followed by an edge weight
   std::int64_t skipped_header_line = 0;  // edge lists: line number of a skipped column-name header (0 = none)
+  // Edge lists read without weights by default (the first edge line has 2 columns): that line's number. A
+  // later line with more columns is an error, so a weight in column 3 is never dropped silently.
+  std::int64_t unweighted_by_first_line = 0;
 };
 static_assert(std::is_trivially_copyable_v<FileHeader>);
 

@@ -19,6 +19,7 @@ struct GraphOptions {
   int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column
   std::string partition = "block";  // block | metis | ptscotch | file:PATH
   bool directed = false;         // keep arcs as given (out-arcs per row) instead of symmetrising
+  std::uint64_t memory_limit = 0;   // --memory-limit in bytes per rank; 0: the node's available memory / its ranks
 };
 
 }  // namespace graphrf

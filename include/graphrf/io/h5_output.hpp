@@ -7,6 +7,10 @@
 // agreed on by all ranks before anything is written, so every rank throws the same Error and the object cleans up
 // collectively. Errors reported by HDF5 itself are thrown as Hdf5Error on the ranks where they happened.
 //
+// A termination signal (SIGTERM, SIGINT, SIGHUP) received by any rank while the object is alive is recorded (see
+// graphrf/core/interrupt.hpp); commit() then removes the .partial file instead of renaming it, and every rank
+// throws the same collective InputError: an interrupted run never replaces a previous file at PATH.
+//
 // Destruction without commit() removes the .partial file:
 //  * on normal scope exit (every rank destroys the object): the file is closed collectively and rank 0 removes it;
 //  * while an exception is propagating, the other ranks may be blocked elsewhere (an error on one rank only is
@@ -20,6 +24,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "graphrf/core/interrupt.hpp"
+#include "graphrf/core/run_phase.hpp"
 #include "graphrf/mpi/communicator.hpp"
 #include "graphrf/io/h5_handle.hpp"
 
@@ -122,6 +128,18 @@ class H5Output {
     write_rows(dataset, std::span<const T>(local), std::move(trailing));
   }
 
+  // A row-block dataset filled in several collective rounds (frames processed in batches): create it once with
+  // its whole shape (the same on every rank), then in each round every rank writes its own consecutive rows
+  // (rows = the first dimension) starting at `first_row`; zero rows are allowed, and ranks must not overlap.
+  template <class T>
+  void create_rows(const std::string& dataset, std::vector<std::uint64_t> shape) {
+    create_rows_raw(dataset, h5_element_of<T>(), std::move(shape));
+  }
+  template <class T>
+  void write_rows_at(const std::string& dataset, std::uint64_t first_row, std::span<const T> local) {
+    write_rows_at_raw(dataset, h5_element_of<T>(), first_row, local.data(), local.size());
+  }
+
   // One value per rank gathered into a 1-D dataset of length n_ranks (index = rank).
   template <class T>
   void write_per_rank(const std::string& dataset, T value) {
@@ -162,8 +180,13 @@ class H5Output {
                          const std::vector<std::uint64_t>& trailing);
   void write_replicated_raw(const std::string& dataset, H5Element type, const void* data, std::size_t n,
                             std::vector<std::uint64_t> shape);
+  void create_rows_raw(const std::string& dataset, H5Element type, std::vector<std::uint64_t> shape);
+  void write_rows_at_raw(const std::string& dataset, H5Element type, std::uint64_t first_row, const void* data, std::size_t n);
   void write_attribute(const std::string& object, const std::string& name, hid_t type, hid_t space, const void* buf);
 
+  // Collective after a write: when it failed on any rank, every rank abandons the file and throws the same
+  // InputError naming the output, the dataset and the cause.
+  void agree_write(const std::string& dataset, const std::string& local_error);
   template <class F>
   void guarded(const char* operation, const F& body);
   void require_open(const char* operation) const;
@@ -181,6 +204,8 @@ class H5Output {
   h5::File file_;
   State state_ = State::open;
   int uncaught_at_construction_ = 0;
+  OutputWindow interrupt_window_;  // SIGTERM/SIGINT while writing: recorded, and commit() does not publish
+  RunPhase phase_{"writing " + path_};  // names the output in an out-of-memory message
   H5D_mpio_actual_io_mode_t last_io_mode_ = H5D_MPIO_NO_COLLECTIVE;
   struct PendingText {
     std::string dataset;

@@ -14,10 +14,13 @@
 #include <vector>
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/mpi/traffic.hpp"
 
 namespace graphrf {
 
 void check_mpi(int code, const char* call);
+// MPI_Error_string of an error code.
+std::string mpi_error_text(int code);
 
 template <class T>
 MPI_Datatype mpi_datatype() {
@@ -50,12 +53,14 @@ class Communicator {
   T allreduce(T value, MPI_Op op) const {
     T out{};
     check_mpi(MPI_Allreduce(&value, &out, 1, mpi_datatype<T>(), op, comm_), "MPI_Allreduce");
+    if (size_ > 1) count_sent_bytes(sizeof(T));
     return out;
   }
   template <class T>
   std::vector<T> allreduce(std::vector<T> values, MPI_Op op) const {
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), mpi_datatype<T>(), op, comm_),
               "MPI_Allreduce");
+    if (size_ > 1) count_sent_bytes(static_cast<std::int64_t>(values.size() * sizeof(T)));
     return values;
   }
   template <class T>
@@ -93,6 +98,7 @@ class Communicator {
   void broadcast(T& value, int root = 0) const {
     static_assert(std::is_trivially_copyable_v<T>);
     check_mpi(MPI_Bcast(&value, static_cast<int>(sizeof(T)), MPI_BYTE, root, comm_), "MPI_Bcast");
+    if (rank_ == root) count_sent_bytes(static_cast<std::int64_t>(sizeof(T)) * (size_ - 1));
   }
   void broadcast(std::string& value, int root = 0) const;
   template <class T>

@@ -34,6 +34,15 @@ struct DistributedOperator {
   std::vector<std::int64_t> row_keys;
   // y = Op x (collective: all ranks call together).
   std::function<void(const Eigen::MatrixXd& x_local, Eigen::MatrixXd& y_local)> apply;
+
+  // Optional (speed only): one fused step of a three-term recurrence on row-major panels, where row i's b
+  // entries are contiguous (cur, prev, next, out are n_local x b). For every entry, in this order of operations:
+  //   next = scale * ((Op cur) - shift * cur) [- prev, if prev != nullptr];  out += coeff * next  (if out != nullptr)
+  // with (Op cur) computed exactly as `apply` computes it. next may be the same storage as prev, never as cur.
+  // Without it, callers run the same formula on the result of `apply` (same bits, more memory traffic).
+  using FusedStep = std::function<void(const double* cur, const double* prev, double* next, double* out,
+                                       Eigen::Index b, double scale, double shift, double coeff)>;
+  FusedStep fused_step;
 };
 
 }  // namespace graphrf

@@ -16,6 +16,7 @@ class Log {
   Log(const Communicator& comm, bool quiet)
       : root_(comm.is_root()), quiet_(quiet), terminal_(comm.is_root() && ::isatty(::fileno(stdout))) {}
   bool quiet() const { return quiet_; }
+  bool terminal() const { return terminal_; }
   void info(const std::string& line) const {
     if (root_ && !quiet_) std::printf("%s\n", line.c_str()), std::fflush(stdout);
   }

@@ -53,6 +53,7 @@ class RowBlockReducer {
   Eigen::MatrixXd cross(const Eigen::MatrixXd& x_local, const Eigen::MatrixXd& y_local) const;  // X^T Y
   Eigen::MatrixXd gram(const Eigen::MatrixXd& x_local) const;  // X^T X, exactly symmetric
   double squared_norm(const Eigen::MatrixXd& x_local) const;   // ||X||_F^2
+  std::vector<double> column_sums(const Eigen::MatrixXd& x_local) const;  // 1^T X (per-row quantities summed)
 
   const Communicator& comm() const { return *comm_; }
   std::int64_t n_global() const { return n_global_; }

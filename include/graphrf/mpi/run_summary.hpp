@@ -2,6 +2,9 @@
 // The closing lines of every run: per-rank min/avg/max of wall time, bytes sent and peak memory, as a
 // human line on rank 0 and a machine-readable RESULT line.
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "graphrf/mpi/log.hpp"
 
@@ -13,9 +16,28 @@ struct MinAvgMax {
 };
 MinAvgMax min_avg_max(const Communicator& comm, double local);
 
-// Peak resident memory of this process so far, in MiB.
+// Peak resident memory of this process so far (or since reset_peak_memory), in MiB.
 double peak_memory_mib();
+// Restarts the peak at the current resident size (Linux /proc/self/clear_refs), so that one phase of a
+// run can be measured on its own. Returns false where that is not possible.
+bool reset_peak_memory();
 
-void print_run_summary(const Log& log, const Communicator& comm, double seconds, std::int64_t bytes_sent);
+void print_run_summary(const Log& log, const Communicator& comm, double seconds);
+
+}  // namespace graphrf
+
+namespace graphrf {
+
+// Wall time of a run by phase (load, walk, assemble, reference, write, ...), so the closing timing line
+// accounts for the whole run: whatever the named phases do not cover is shown as "other".
+class PhaseTimes {
+ public:
+  void add(const std::string& phase, double seconds);
+  // "time [s]    load 1.20  walk 3.40  ...  other 0.10  total 4.80" (seconds of rank 0's clock).
+  std::string line(double total_seconds) const;
+
+ private:
+  std::vector<std::pair<std::string, double>> phases_;
+};
 
 }  // namespace graphrf

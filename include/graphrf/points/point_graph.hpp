@@ -61,6 +61,10 @@ class PointIndex {
   Tree* tree_;
 };
 
+// The baseline of the kNN figures: seconds nanoflann itself takes, on one core, to build its k-d tree over
+// `cloud` and answer a (k + 1)-nearest query for every point (self included), with no tie handling.
+double nanoflann_knn_seconds(const PointCloud& cloud, std::int64_t k);
+
 // Weight of an edge between points at squared distance d2; InputError when it is not finite and > 0
 // (coincident points with 1/d, or a Gaussian that underflows).
 double edge_weight(const PointGraphOptions&, double distance_sq, std::int64_t id_a, std::int64_t id_b);

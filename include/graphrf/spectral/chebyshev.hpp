@@ -28,8 +28,8 @@ std::vector<double> jackson_chebyshev_coefficients(double a, double b, int degre
 // p(x) for a scalar x in [0, lambda_max], by the same three-term recurrence as chebyshev_filter.
 double chebyshev_eval(const std::vector<double>& coeffs, double lambda_max, double x);
 
-// p_f(Op) X for every coefficient set f, in one pass of the recurrence (max degree applications of Op,
-// three n_local x b work blocks plus the outputs). Collective. x_local is this rank's rows of X. Each output
+// p_f(Op) X for every coefficient set f, in one pass of the recurrence (max degree applications of Op, two
+// n_local x b row-major work panels plus the outputs; see chebyshev_recurrence.hpp). Collective. x_local is this rank's rows of X. Each output
 // is computed elementwise from the recurrence blocks, so row i of the result depends on the rank count only
 // through op.apply.
 std::vector<Eigen::MatrixXd> chebyshev_filter(const DistributedOperator& op, double lambda_max,

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "graphrf/mpi/distributed_operator.hpp"
@@ -23,7 +24,7 @@
 namespace graphrf {
 
 struct WaveletOptions {
-  std::int64_t rank = 0;          // K (--rank), >= 1
+  std::int64_t rank = 0;          // K (--embedding-dim), >= 1
   std::int64_t oversample = -1;   // r (--oversample), >= 2; -1: max(K / 10, 15)
   int degree_chi = 60;            // M_chi (--degree-chi): degree of the low-pass p_chi, >= 1
   int degree_h = 30;              // M_h (--degree-h): degree of p_h ~ sqrt(h), >= 1
@@ -33,6 +34,8 @@ struct WaveletOptions {
   int n_probe = -1;               // probe columns of the eigencount (--probes); -1: 2 round(ln N)
   std::uint64_t seed = 0;         // --seed
   double lambda_max = 2.0;        // spectrum bound: 2 for the normalised Laplacian; <= 0: estimate by Lanczos
+  // Progress lines for rank 0's log at every phase and lambda_K step (optional).
+  std::function<void(const std::string&)> progress;
 };
 
 struct WaveletResult {
@@ -46,6 +49,8 @@ struct WaveletResult {
   std::vector<double> coeff_h;      // Chebyshev interpolant of sqrt(h), c_0 doubled
   int qr_passes = 0;                // CholeskyQR passes (2, or 3 if the first was shifted or inaccurate)
   bool qr_shifted = false;
+  double lambda_k_seconds = 0;      // this rank's time in the lambda_K search (moments and dichotomy)
+  double seconds = 0;               // this rank's time for the whole embedding
 };
 
 // Fills the defaults (oversample, n_probe) and checks the options for a graph of n_global nodes. Throws
@@ -55,7 +60,7 @@ struct WaveletResult {
 //  - K + r < N. Policy: refuse rather than fall back to an exact eigendecomposition. With K + r >= N the
 //    range finder would span the whole space (no low-rank saving), an exact fallback would need the full
 //    N x N operator on one rank, and a silent change of method would surprise the caller; the message
-//    suggests a smaller --rank or --oversample instead.
+//    suggests a smaller --embedding-dim or --oversample instead.
 WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptions& options);
 
 // Checks that h is finite and > 0 on [0, lambda_max] (a fine grid plus the Chebyshev nodes where sqrt(h) is

@@ -5,12 +5,15 @@
 //    signals on graphs"; Di Napoli, Polizzi, Saad 2016, "Efficient estimation of eigenvalue counts in an
 //    interval"];
 //  - the dichotomy for lambda_K [Puy et al. 2018, Alg. 1; CSCbox estimate_lambda_k.m, the toolbox of
-//    Tremblay et al. 2016, "Compressive spectral clustering"].
+//    Tremblay et al. 2016, "Compressive spectral clustering"], run on counts computed from Chebyshev moments
+//    (spectral_moments.hpp) instead of filtering the probes again at every step.
 // Random blocks are drawn from counter-based streams keyed by (seed, row key, column), and every global sum
 // goes through RowBlockReducer, so all results are the same at any rank count.
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "graphrf/core/counter_rng.hpp"
@@ -57,20 +60,31 @@ struct LambdaKOptions {
   int n_probe = 0;           // probe columns Lr; 0: default_probe_count(N)
   std::uint64_t seed = 0;
   int max_iterations = 60;   // guard for count > K at every lambda > 0 (e.g. K below the multiplicity of 0)
+  // Called after every dichotomy step with a line for rank 0's log (rank 0 prints it; may be empty).
+  std::function<void(const std::string&)> progress;
 };
 
 struct LambdaKEstimate {
-  double lambda_k = 0;       // (lo + hi) / 2 at exit
-  double lower = 0, upper = 0;
-  std::int64_t count = -1;   // the last rounded count (within the tolerance of K unless the search ran out first)
-  int iterations = 0;
+  double lambda_k = 0;       // the cut-off: the middle of the acceptance window (or (lo + hi) / 2 if none was found)
+  double lower = 0, upper = 0;  // the window's edges, or the last bracket [lo, hi] if no count was accepted
+  double window_lower = 0, window_upper = 0;  // acceptance window (0, 0 if no count was accepted)
+  std::int64_t count = -1;   // the rounded count at lambda_k (within the tolerance of K unless the search ran out first)
+  int iterations = 0;        // dichotomy steps (each a polynomial count: no product with the operator)
+  int refinement_steps = 0;  // bisection steps that located the window's edges (free as well)
   int n_probe = 0;
 };
 
-// Dichotomy on [0, lambda_max] with one fixed probe block (5.5):
-//   while not accepted and (hi - lo) / hi > eps: mid = (lo + hi) / 2; x = ||p_[0,mid](L) R||_F^2;
-//   accept if K - max(1/2, z sqrt(2 x / Lr)) <= x <= K + 1/2; else x > K: hi = mid; x < K: lo = mid.
-// With z = 0 this is CSCbox's rule (stop when round(x) == K). Why z = 2 and why one-sided: x has standard
+// lambda_K from spectral moments (spectral_moments.hpp), in three parts:
+//  1. the only products with the operator: `order` Chebyshev steps on one fixed probe block R, giving the
+//     moments mu_0 .. mu_{2 order};
+//  2. the dichotomy of [P18 Alg. 1] on the count x(lambda) = ||p_[0,lambda](L) R||_F^2, each count a polynomial in
+//     the moments (the same number the filtered eigencount gives, without filtering again):
+//       while not accepted and (hi - lo) / hi > eps: mid = (lo + hi) / 2; x = x(mid);
+//       accept if K - max(1/2, z sqrt(2 x / Lr)) <= x <= K + 1/2; else x > K: hi = mid; x < K: lo = mid;
+//  3. refinement where the count is ambiguous: every cut-off in the acceptance window is consistent with K at
+//     the probes' noise level, so both edges of the window are located (bisection to relative width eps, again
+//     on the polynomial count) and lambda_K is its middle: mid-gap on separated spectra.
+// With z = 0 the acceptance is CSCbox's rule (round(x) == K). Why z = 2 and why one-sided: x has standard
 // deviation sqrt(2 tr(p^4) / Lr) <= sqrt(2 x / Lr), about 1.4 at K = 10 with the default Lr = 10. Inside a
 // spectral gap after lambda_K, x sits on a plateau at K plus that noise, so round(x) is often K +- 1 and the
 // exact rule walks to an edge of the gap. The upper edge is the bad one: the cut then lies on the next
@@ -80,7 +94,8 @@ struct LambdaKEstimate {
 // are accepted down to z standard deviations, and overcounts (which push it down) are not. On dense spectra
 // this moves lambda_K down by at most ~z sd in count, which the oversampling r absorbs; measured on a 20 x 20
 // grid the kernel error did not change.
-// K >= 1. Collective.
+// Cost: `order` products with an N x Lr block (the filtered dichotomy took `order` per step), O(order^2) per
+// count. // K >= 1. Collective.
 LambdaKEstimate estimate_lambda_k(const DistributedOperator& op, const RowBlockReducer& sums, double lambda_max,
                                   std::int64_t k, const LambdaKOptions& options = {});
 

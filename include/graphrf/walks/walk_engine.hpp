@@ -4,7 +4,10 @@
 // hops there until it halts, hits max_length or a dead end, or steps onto a node another rank owns; then it joins
 // a per-destination batch. Batches leave with non-blocking sends when full or when the rank runs out of local
 // work; receives are polled between work items; there is no per-step barrier. Every visit deposits the walker's
-// running load, which travels in batches to the owner of the walk's start node.
+// running load, which travels in batches to the owner of the walk's start node and is handed to its
+// DepositSink there, followed by a completion record (the walker's hop count) when the walker ends away
+// from home. Deposit batches also leave when the rank runs out of work or every 0.1 s, so that rows
+// complete and release their memory.
 //
 // The load is the importance weight of Eq. 10 there, kept as a running product: it starts at 1 and each
 // hop u -> v multiplies it by W_uv / P(that hop | the walk so far), i.e. by W_uv deg(u) / (1 - p) for a
@@ -31,19 +34,10 @@
 
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/mpi/log.hpp"
+#include "graphrf/walks/deposit_sink.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
-
-// One visit: a walker from start node `row` was at `col` after `step` hops with running load `load`
-// (product of W_{v_t v_t+1} / p(step) over its hops; f and 1/n are applied later). 24 bytes: deposits are
-// the bulk of the walk phase's memory traffic.
-struct Deposit {
-  std::int64_t col;    // global index of the visited node
-  double load;
-  std::uint32_t row;   // local index of the start node at its owner
-  std::int32_t step;
-};
 
 struct WalkStatistics {
   std::int64_t walkers = 0;            // started (global)
@@ -63,17 +57,20 @@ struct WalkLimits {
   std::int64_t walker_batch = 4096;               // walkers per message
   std::int64_t deposit_batch = 8192;              // deposits per message
   double progress_seconds = 2.0;                  // rank-0 progress line interval (0: never)
-  bool record_deposits = true;                    // false: move walkers only (the benchmark's walk phase)
-  bool deposit_endpoints = false;  // deposit only each walk's last node (load 1, step = its length), length 0 included
+  // With a sink: deposit only each walk's last node (load 1, step = its length, length 0 included) and no
+  // completion records (sigma learning's PageRank target).
+  bool deposit_endpoints = false;
   bool count_endpoints = false;    // count walks ending at each owned node (PageRank)
 };
 
 struct WalkResult {
-  std::vector<Deposit> deposits;   // every visit of walks started at owned nodes (unordered)
   std::vector<std::int64_t> endpoint_counts;  // per owned node, with limits.count_endpoints
   WalkStatistics stats;
 };
 
-WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {});
+// Visits of walks started at owned nodes go to `sink`; without one walkers only move (the benchmark's
+// walk phase).
+WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {},
+                     DepositSink* sink = nullptr);
 
 }  // namespace graphrf

@@ -61,5 +61,7 @@ WeightMode parse_weight_mode(std::string_view); // InputError naming --weights
 // Throws InputError for p_halt outside (0,1) (unless fixed_length), walkers < 1, odd walkers with antithetic or
 // sigma, sigma coupling without a permutation, max_length < 0 (< 1 when fixed_length), scale <= 0.
 void validate(const WalkOptions&);
+// Whether walkers start at the node of this canonical index (start_every).
+bool starts_walkers(const WalkOptions&, std::int64_t canonical_index);
 
 }  // namespace graphrf

@@ -1,0 +1,64 @@
+#pragma once
+// Streaming assembly of GRF rows while the walks run. The walk engine hands this sink the visits of walks
+// started at this rank's nodes and each walker's hop count when it ends; a row is complete once all n
+// walkers have ended and as many visits as their hops have arrived. Complete rows are built in ascending
+// row order (length-resolved row M_t[i, .], then Phi[i, .] = sum_t f_t M_t[i, .]) and their visits
+// released, so memory is the output plus at most `max_open_rows` rows of visits: the engine starts a row
+// only while it lies within that window after the oldest unfinished row. Each row is summed in the fixed
+// order of append_length_resolved_row, so the result does not depend on arrival order, rank count or
+// partition.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graphrf/grf/grf_matrix.hpp"
+#include "graphrf/walks/deposit_sink.hpp"
+
+namespace graphrf {
+
+struct AssembledGrf {
+  LengthResolvedGrf by_length;
+  SparseRows phi;
+};
+
+class GrfRowAssembler final : public DepositSink {
+ public:
+  // Rows are global indices first_row .. first_row + n_local - 1. `expected_entries` sizes the output
+  // arrays' reservation (address space only: pages are touched as rows are written). `starts` marks the
+  // rows where walkers start (empty: every row); the others start none (start_every) and hold M_0 = I only.
+  GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, std::int64_t walkers, std::vector<double> f,
+                  std::int64_t max_open_rows, std::int64_t expected_entries, std::vector<bool> starts = {});
+
+  void add_visits(std::uint32_t row, std::span<const Deposit> visits) override;
+  void walker_finished(std::uint32_t row, std::int32_t hops) override;
+  bool can_start_row(std::int64_t row) const override {
+    return row < next_row_ + static_cast<std::int64_t>(open_.size());
+  }
+
+  std::int64_t rows_done() const { return next_row_; }
+  // Most visits held at once in open rows (the in-flight part of the memory).
+  std::int64_t peak_pending_visits() const { return peak_pending_; }
+  // The assembled rows; throws Error naming the first incomplete row if the walks did not account for all.
+  AssembledGrf finish();
+
+ private:
+  struct OpenRow {
+    std::vector<Deposit> visits;
+    std::int64_t walkers_done = 0, hops_done = 0;  // hop counts reported by ended walkers
+  };
+  OpenRow& slot(std::uint32_t row) { return open_[row % open_.size()]; }
+  void build_complete_rows();
+
+  std::int64_t first_row_, n_local_, walkers_;
+  std::vector<double> f_;
+  std::vector<bool> starts_;
+  std::vector<OpenRow> open_;   // ring: row r lives in slot r % size while open
+  // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
+  // once, however wide the window.
+  std::vector<std::vector<Deposit>> spare_;
+  std::int64_t next_row_ = 0;   // the oldest row not yet built
+  std::int64_t pending_ = 0, peak_pending_ = 0;
+  AssembledGrf out_;
+};
+
+}  // namespace graphrf

@@ -1,0 +1,33 @@
+#pragma once
+// GRF rows of a graph held whole by one process (LocalGraph), for the frames path: each rank walks whole
+// frames with no messages. The walks are the distributed engine's walks, draw for draw: halting and step
+// draws keyed by (seed, start id, walker, step, ensemble) (draw_hop), repelling packs by (start id, the
+// pack's lowest walker id, step) (repelling_offsets), a pack splitting by destination and never merging,
+// loads multiplied by W_vu / (P(step v->u) (1 - p)). Rows are summed in the engine's order (equal (column,
+// step) visits in ascending load, then lengths in ascending order), so a row equals the distributed one.
+//
+// A pack of c walkers that followed the same path carries one load: it is walked once and deposited as c
+// visits, which is what makes repelling walks cheap here (a 27-walker pack on a 3-NN graph makes about 31
+// draws per start node instead of 81).
+#include <cstdint>
+#include <span>
+
+#include "graphrf/graph/local_graph.hpp"
+#include "graphrf/grf/grf_matrix.hpp"
+#include "graphrf/walks/walk_options.hpp"
+
+namespace graphrf {
+
+struct LocalWalkStats {
+  std::int64_t walkers = 0, hops = 0, truncated = 0, dead_ends = 0;
+};
+
+// Throws InputError naming the option for walk options the local path does not take: couplings other than
+// iid and repelling, --step weighted, teleports, --start-every.
+void check_local_walk_options(const WalkOptions& walk);
+
+// Phi rows (row i = node i of g, columns node indices of g, ascending): phi_i = (1/n) sum over
+// the walks from i of f_t * load at each visit, t = 0 included. `f` has max_length + 1 entries or fewer.
+SparseRows local_grf(const LocalGraph& g, const WalkOptions& walk, std::span<const double> f, LocalWalkStats& stats);
+
+}  // namespace graphrf

@@ -1,0 +1,20 @@
+#pragma once
+// The memory budget of one rank and the check that a phase fits in it, decided the same way on every rank.
+#include <cstdint>
+#include <string>
+
+#include "graphrf/mpi/communicator.hpp"
+
+namespace graphrf {
+
+// Bytes one rank may use: `option_bytes` (--memory-limit, per rank) when non-zero, else the memory its node
+// has available (available_memory_bytes()) divided by the ranks sharing that node. The minimum over all
+// ranks, so every rank holds the same value. 0: unknown (no check is made).
+std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes);
+
+// Collective: when need_bytes_per_rank exceeds `limit` (non-zero), every rank throws the same InputError
+// "WHAT needs about X per rank, more than the Y per rank this run may use (--memory-limit ...)".
+void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std::uint64_t limit,
+                       const std::string& what);
+
+}  // namespace graphrf

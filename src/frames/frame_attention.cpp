@@ -1,0 +1,92 @@
+#include "graphrf/frames/frame_attention.hpp"
+
+#include <cmath>
+
+#include "graphrf/attention/qkv.hpp"
+#include "graphrf/core/error.hpp"
+#include "graphrf/core/timer.hpp"
+#include "graphrf/points/local_point_graph.hpp"
+
+namespace graphrf {
+
+namespace {
+
+const FrameConfig& checked(const FrameConfig& config) {
+  check_local_walk_options(config.walk);
+  if (config.walk.weights != WeightMode::normalized)
+    throw InputError("--weights: the frames path uses the normalised adjacency (rho(W) <= 1); got raw");
+  try {
+    validate(config.kernel, 1.0);  // the spectral radius of the normalised adjacency
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--kernel: ") + e.what());
+  }
+  return config;
+}
+
+}  // namespace
+
+FrameAttention::FrameAttention(const FrameConfig& config, int d_qk)
+    : config_(checked(config)),
+      alpha_(kernel_alpha(config.kernel, static_cast<int>(config.walk.max_length) + 1)),
+      map_(config.features, d_qk) {}
+
+// Synthetic Q/K/V rows are drawn per point id, and every frame's ids are 0 .. N_f - 1: draw them once for the
+// largest frame seen and reuse the first N_f rows.
+const QkvRows& FrameAttention::synthetic_rows(std::int64_t n) const {
+  if (synthetic_.q.empty() || synthetic_.q[0].rows() < n) {
+    std::vector<std::int64_t> ids(static_cast<size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i;
+    synthetic_ = synthetic_qkv_for_ids(ids, 1, config_.synthetic_d, config_.synthetic_dv, config_.walk.seed);
+  }
+  return synthetic_;
+}
+
+FrameAttention::Result FrameAttention::run(const Frame& frame, Times& times) const {
+  const std::string where = "frame " + std::to_string(frame.index);
+  Result result;
+  Timer timer;
+  LocalGraph graph;
+  try {
+    graph = build_local_point_graph(frame.cloud, config_.graph);
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+  result.edges = graph.n_arcs() / 2;
+  times.graph += timer.seconds();
+  timer.reset();
+  const SparseRows phi = local_grf(graph, config_.walk, alpha_, result.walks);  // asymmetric: f = alpha
+  result.grf_nonzeros = static_cast<std::int64_t>(phi.col.size());
+  times.walks += timer.seconds();
+  timer.reset();
+  // Q/K/V rows of the frame are its points' rows, i.e. canonical order (ids 0 .. N_f - 1); the graph stores
+  // nodes in its own order, so rows are gathered into it and the output scattered back.
+  const bool given = frame.q.rows() > 0;
+  const QkvRows* synthetic = given ? nullptr : &synthetic_rows(graph.n());
+  const RowMatrix& q_rows = given ? frame.q : synthetic->q[0];
+  const RowMatrix& k_rows = given ? frame.k : synthetic->k[0];
+  const RowMatrix& v_rows = given ? frame.v : synthetic->v[0];
+  const std::int64_t n = graph.n();
+  Eigen::MatrixXd q(n, q_rows.cols()), k(n, k_rows.cols());
+  RowMatrix v(n, v_rows.cols());
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto c = graph.canonical[static_cast<size_t>(i)];
+    q.row(i) = q_rows.row(c);
+    k.row(i) = k_rows.row(c);
+    v.row(i) = v_rows.row(c);
+  }
+  const double shift = map_.key_max_logit(k);
+  const RowMatrix phi_q = map_.apply(q, FeatureRole::query);
+  const RowMatrix phi_k = map_.apply(k, FeatureRole::key, std::isfinite(shift) ? shift : 0.0);
+  RowMatrix out;
+  try {
+    out = local_asymmetric_attention(phi, phi_q, phi_k, v, config_.policy, result.stats);
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+  result.output.resize(n, out.cols());
+  for (std::int64_t i = 0; i < n; ++i) result.output.row(graph.canonical[static_cast<size_t>(i)]) = out.row(i);
+  times.attention += timer.seconds();
+  return result;
+}
+
+}  // namespace graphrf

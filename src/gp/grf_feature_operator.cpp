@@ -1,0 +1,156 @@
+#include "graphrf/gp/grf_feature_operator.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/mpi/row_fetch.hpp"
+
+namespace graphrf {
+
+namespace {
+
+// One nonzero M_t[i, q] seen from the node that stores it (`node`, a global index owned by the receiving rank).
+struct SideEntry {
+  std::int64_t node;
+  std::int64_t other;            // global index of the other node
+  std::int64_t other_canonical;  // its canonical index: the summation order
+  std::int32_t length;
+  double value;
+};
+
+template <class SideT>
+SideT build_side(const DistributedGraph& g, std::vector<SideEntry> entries) {
+  std::sort(entries.begin(), entries.end(), [](const SideEntry& a, const SideEntry& b) {
+    return std::tie(a.node, a.other_canonical, a.length) < std::tie(b.node, b.other_canonical, b.length);
+  });
+  SideT side;
+  const std::int64_t n_local = g.n_local(), first = g.first();
+  for (const auto& e : entries)
+    if (!g.owns(e.other)) side.remote.push_back(e.other);
+  std::sort(side.remote.begin(), side.remote.end());
+  side.remote.erase(std::unique(side.remote.begin(), side.remote.end()), side.remote.end());
+  side.pair_ptr.assign(static_cast<size_t>(n_local) + 1, 0);
+  side.entry_ptr.push_back(0);
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const auto& e = entries[k];
+    const bool new_pair = k == 0 || e.node != entries[k - 1].node || e.other != entries[k - 1].other;
+    if (new_pair) {
+      if (k > 0) side.entry_ptr.push_back(static_cast<std::int64_t>(k));
+      ++side.pair_ptr[static_cast<size_t>(e.node - first) + 1];
+      side.pair_slot.push_back(g.owns(e.other) ? e.other - first
+                                               : n_local + (std::lower_bound(side.remote.begin(), side.remote.end(), e.other) -
+                                                            side.remote.begin()));
+    }
+    side.entry_length.push_back(e.length);
+    side.entry_value.push_back(e.value);
+  }
+  if (!entries.empty()) side.entry_ptr.push_back(static_cast<std::int64_t>(entries.size()));
+  for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) side.pair_ptr[i + 1] += side.pair_ptr[i];
+  side.pair_phi.assign(side.pair_slot.size(), 0.0);
+  return side;
+}
+
+}  // namespace
+
+GrfFeatureOperator::GrfFeatureOperator(const DistributedGraph& g, const LengthResolvedGrf& m)
+    : graph_(&g), n_local_(g.n_local()) {
+  const Communicator& comm = *g.comm;
+  const CanonicalOrder order(g);
+  const std::vector<std::int64_t> col_canonical = order.to_canonical(m.col);
+  std::vector<SideEntry> row_entries;
+  row_entries.reserve(m.col.size());
+  std::vector<SideEntry> to_owner;
+  Counts counts(static_cast<size_t>(comm.size()), 0);
+  std::int32_t longest = 0;
+  for (std::int64_t i = 0; i < m.n_local(); ++i)
+    for (auto k = m.indptr[static_cast<size_t>(i)]; k < m.indptr[static_cast<size_t>(i) + 1]; ++k) {
+      const auto u = static_cast<size_t>(k);
+      row_entries.push_back({g.first() + i, m.col[u], col_canonical[u], m.length[u], m.value[u]});
+      longest = std::max(longest, m.length[u]);
+      ++counts[static_cast<size_t>(g.owner(m.col[u]))];
+    }
+  // Transposed copies, grouped by the owner of the column.
+  std::vector<std::int64_t> offset(counts.size(), 0);
+  for (size_t r = 1; r < counts.size(); ++r) offset[r] = offset[r - 1] + counts[r - 1];
+  to_owner.resize(row_entries.size());
+  for (const auto& e : row_entries) {
+    const auto r = static_cast<size_t>(g.owner(e.other));
+    to_owner[static_cast<size_t>(offset[r]++)] = {e.other, e.node, g.canonical_index[static_cast<size_t>(e.node - g.first())],
+                                                  e.length, e.value};
+  }
+  std::vector<SideEntry> column_entries = comm.alltoallv(to_owner, counts);
+  to_owner = {};
+  n_lengths_ = comm.max(longest) + 1;
+  rows_ = build_side<Side>(g, std::move(row_entries));
+  columns_ = build_side<Side>(g, std::move(column_entries));
+}
+
+void GrfFeatureOperator::set_f(std::span<const double> f) {
+  f_.assign(static_cast<size_t>(n_lengths_), 0.0);
+  std::copy_n(f.begin(), std::min<size_t>(f.size(), f_.size()), f_.begin());
+  for (Side* side : {&rows_, &columns_})
+    for (size_t p = 0; p < side->pair_phi.size(); ++p) {
+      double phi = 0;
+      for (auto k = side->entry_ptr[p]; k < side->entry_ptr[p + 1]; ++k)
+        phi += f_[static_cast<size_t>(side->entry_length[static_cast<size_t>(k)])] * side->entry_value[static_cast<size_t>(k)];
+      side->pair_phi[p] = phi;
+    }
+}
+
+std::vector<double> GrfFeatureOperator::with_remote_rows(const Side& side, const Eigen::MatrixXd& local) const {
+  const std::int64_t b = local.cols();
+  std::vector<double> table(static_cast<size_t>((n_local_ + static_cast<std::int64_t>(side.remote.size())) * b));
+  for (std::int64_t i = 0; i < n_local_; ++i)
+    for (std::int64_t k = 0; k < b; ++k) table[static_cast<size_t>(i * b + k)] = local(i, k);
+  const std::vector<double> fetched =
+      fetch_rows(*graph_->comm, graph_->dist, side.remote, std::span<const double>(table.data(), static_cast<size_t>(n_local_ * b)), b);
+  std::copy(fetched.begin(), fetched.end(), table.begin() + n_local_ * b);
+  return table;
+}
+
+Eigen::MatrixXd GrfFeatureOperator::apply(const Side& side, const Eigen::MatrixXd& x) const {
+  const std::int64_t b = x.cols();
+  const std::vector<double> table = with_remote_rows(side, x);
+  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_local_, b);
+  std::vector<double> sum(static_cast<size_t>(b));
+  for (std::int64_t i = 0; i < n_local_; ++i) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (auto p = side.pair_ptr[static_cast<size_t>(i)]; p < side.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const double phi = side.pair_phi[static_cast<size_t>(p)];
+      const double* row = table.data() + side.pair_slot[static_cast<size_t>(p)] * b;
+      for (std::int64_t k = 0; k < b; ++k) sum[static_cast<size_t>(k)] += phi * row[k];
+    }
+    for (std::int64_t k = 0; k < b; ++k) out(i, k) = sum[static_cast<size_t>(k)];
+  }
+  return out;
+}
+
+Eigen::MatrixXd GrfFeatureOperator::times(const Eigen::MatrixXd& c) const { return apply(rows_, c); }
+
+Eigen::MatrixXd GrfFeatureOperator::transpose_times(const Eigen::MatrixXd& v) const { return apply(columns_, v); }
+
+Eigen::MatrixXd GrfFeatureOperator::length_resolved_forms(const Eigen::MatrixXd& v, const Eigen::MatrixXd& c) const {
+  const std::int64_t b = c.cols();
+  const std::vector<double> table = with_remote_rows(rows_, c);
+  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_local_, n_lengths_);
+  for (std::int64_t i = 0; i < n_local_; ++i)
+    for (auto p = rows_.pair_ptr[static_cast<size_t>(i)]; p < rows_.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const double* row = table.data() + rows_.pair_slot[static_cast<size_t>(p)] * b;
+      double form = 0;  // v_i . C_q
+      for (std::int64_t k = 0; k < b; ++k) form += v(i, k) * row[k];
+      for (auto e = rows_.entry_ptr[static_cast<size_t>(p)]; e < rows_.entry_ptr[static_cast<size_t>(p) + 1]; ++e)
+        out(i, rows_.entry_length[static_cast<size_t>(e)]) += rows_.entry_value[static_cast<size_t>(e)] * form;
+    }
+  return out;
+}
+
+Eigen::VectorXd GrfFeatureOperator::row_squared_norms() const {
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(n_local_);
+  for (std::int64_t i = 0; i < n_local_; ++i)
+    for (auto p = rows_.pair_ptr[static_cast<size_t>(i)]; p < rows_.pair_ptr[static_cast<size_t>(i) + 1]; ++p)
+      out(i) += rows_.pair_phi[static_cast<size_t>(p)] * rows_.pair_phi[static_cast<size_t>(p)];
+  return out;
+}
+
+}  // namespace graphrf

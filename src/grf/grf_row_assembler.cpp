@@ -1,0 +1,83 @@
+#include "graphrf/grf/grf_row_assembler.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "graphrf/core/error.hpp"
+
+namespace graphrf {
+
+namespace {
+// A built row's buffer is kept for reuse unless it grew past this many visits (a rare very long row).
+constexpr size_t kSlotKeepCapacity = size_t{1} << 14;
+}  // namespace
+
+GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, std::int64_t walkers,
+                                 std::vector<double> f, std::int64_t max_open_rows, std::int64_t expected_entries,
+                                 std::vector<bool> starts)
+    : first_row_(first_row), n_local_(n_local), walkers_(walkers), f_(std::move(f)), starts_(std::move(starts)) {
+  open_.resize(static_cast<size_t>(std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1))));
+  const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
+  auto& m = out_.by_length;
+  m.indptr.reserve(static_cast<size_t>(n_local) + 1);
+  m.indptr.push_back(0);
+  m.col.reserve(entries);
+  m.length.reserve(entries);
+  m.value.reserve(entries);
+  auto& phi = out_.phi;
+  phi.indptr.reserve(static_cast<size_t>(n_local) + 1);
+  phi.indptr.push_back(0);
+  phi.col.reserve(entries);
+  phi.value.reserve(entries);
+  build_complete_rows();  // leading rows without walkers: the window must start at the first row with some
+}
+
+void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> visits) {
+  auto& r = slot(row);
+  if (r.visits.capacity() == 0 && !spare_.empty()) {  // reuse the buffer of a built row: no fresh memory
+    r.visits = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  r.visits.insert(r.visits.end(), visits.begin(), visits.end());
+  pending_ += static_cast<std::int64_t>(visits.size());
+  peak_pending_ = std::max(peak_pending_, pending_);
+  if (row == next_row_) build_complete_rows();
+}
+
+void GrfRowAssembler::walker_finished(std::uint32_t row, std::int32_t hops) {
+  auto& r = slot(row);
+  ++r.walkers_done;
+  r.hops_done += hops;
+  if (row == next_row_) build_complete_rows();
+}
+
+void GrfRowAssembler::build_complete_rows() {
+  while (next_row_ < n_local_) {
+    auto& r = slot(static_cast<std::uint32_t>(next_row_));
+    const auto visits = static_cast<std::int64_t>(r.visits.size());
+    const bool starts = starts_.empty() || starts_[static_cast<size_t>(next_row_)];
+    if (r.walkers_done < (starts ? walkers_ : 0) || visits != r.hops_done) return;
+    append_length_resolved_row(out_.by_length, r.visits, first_row_ + next_row_, walkers_);
+    append_combined_row(out_.phi, out_.by_length, next_row_, f_);
+    pending_ -= visits;
+    r.visits.clear();
+    if (r.visits.capacity() <= kSlotKeepCapacity) spare_.push_back(std::move(r.visits));
+    r.visits = {};
+    r.walkers_done = r.hops_done = 0;
+    ++next_row_;
+  }
+}
+
+AssembledGrf GrfRowAssembler::finish() {
+  if (next_row_ < n_local_) {
+    const auto& r = slot(static_cast<std::uint32_t>(next_row_));
+    throw Error("GRF assembly: row " + std::to_string(first_row_ + next_row_) + " incomplete after the walks (" +
+                std::to_string(r.walkers_done) + " of " + std::to_string(walkers_) + " walkers ended, " +
+                std::to_string(r.visits.size()) + " of " + std::to_string(r.hops_done) + " visits arrived)");
+  }
+  open_ = {};
+  spare_ = {};
+  return std::move(out_);
+}
+
+}  // namespace graphrf

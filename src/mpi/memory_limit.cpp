@@ -1,0 +1,45 @@
+#include "graphrf/mpi/memory_limit.hpp"
+
+#include <algorithm>
+
+#include "graphrf/core/error.hpp"
+#include "graphrf/core/memory_size.hpp"
+
+namespace graphrf {
+
+namespace {
+
+int ranks_on_this_node(const Communicator& comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return size;
+}
+
+}  // namespace
+
+std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes) {
+  if (option_bytes > 0) return option_bytes;
+  const int sharing = ranks_on_this_node(comm);
+  const std::uint64_t node_bytes = available_memory_bytes();
+  // Unknown on any rank: no limit anywhere (the maximum of "unknown" markers decides).
+  const std::uint64_t unknown = comm.max<std::uint64_t>(node_bytes == 0 ? 1 : 0);
+  if (unknown) return 0;
+  return comm.min<std::uint64_t>(node_bytes / static_cast<std::uint64_t>(std::max(sharing, 1)));
+}
+
+void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std::uint64_t limit,
+                       const std::string& what) {
+  const double need = comm.max(need_bytes_per_rank);
+  if (limit == 0 || need <= static_cast<double>(limit)) return;
+  throw InputError(what + " needs about " + format_bytes(need) + " per rank, more than the " +
+                       format_bytes(static_cast<double>(limit)) +
+                       " per rank this run may use (--memory-limit; default: the node's available memory "
+                       "divided among its ranks)",
+                   /*collective=*/true);
+}
+
+}  // namespace graphrf

@@ -1,0 +1,74 @@
+#include "graphrf/reference/sampled_attention_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "graphrf/mpi/reproducible_sum.hpp"
+
+namespace graphrf {
+
+namespace {
+constexpr int kReferences = 4;  // softmax, masked softmax, masked linear, estimate-masked linear
+constexpr std::int64_t kSamplesPerPass = 8;  // bounds the n_local x (4 x samples) weight block
+
+// Squared row norms of (output - reference) and of reference, for every sampled row.
+void add_row_errors(const Eigen::MatrixXd& output_rows, const Eigen::MatrixXd& reference_rows, std::vector<double>& error_sq,
+                    std::vector<double>& reference_sq) {
+  for (Eigen::Index c = 0; c < output_rows.rows(); ++c) {
+    error_sq.push_back((output_rows.row(c) - reference_rows.row(c)).squaredNorm());
+    reference_sq.push_back(reference_rows.row(c).squaredNorm());
+  }
+}
+}  // namespace
+
+SampledAttentionErrors sampled_attention_errors(const DistributedGraph& g, const NodeSample& sample, const RowMatrix& q,
+                                                const RowMatrix& k, const RowMatrix& v, const RowMatrix& phi_q,
+                                                const RowMatrix& phi_k, const RowMatrix& output, const RowMatrix& linear,
+                                                const Eigen::MatrixXd& exact_columns, const Eigen::MatrixXd& estimate_columns) {
+  const Communicator& comm = *g.comm;
+  const RowBlockReducer reducer(comm, g.n_global(), g.canonical_index);
+  const std::int64_t s = sample.size(), n = g.n_local(), dv = comm.max(static_cast<std::int64_t>(v.cols()));
+  const Eigen::MatrixXd q_s = replicate_sampled_rows(comm, sample, q), phi_q_s = replicate_sampled_rows(comm, sample, phi_q);
+  const Eigen::MatrixXd out_s = replicate_sampled_rows(comm, sample, output), lin_s = replicate_sampled_rows(comm, sample, linear);
+  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(comm.max(static_cast<std::int64_t>(q.cols()))));
+  Eigen::MatrixXd values_and_one(n, dv + 1);
+  values_and_one.leftCols(v.cols()) = v;
+  values_and_one.col(dv).setOnes();
+  // logits (n x s) and their per-sample maxima, which keep exp() finite and cancel in num / den.
+  const Eigen::MatrixXd logits = (k * q_s.transpose()) * inv_sqrt_d;
+  std::vector<double> max_logit(static_cast<size_t>(s), -INFINITY);
+  for (std::int64_t c = 0; c < s; ++c)
+    if (n > 0) max_logit[static_cast<size_t>(c)] = logits.col(c).maxCoeff();
+  max_logit = comm.allreduce(std::move(max_logit), MPI_MAX);
+  const Eigen::MatrixXd feature_scores = phi_k * phi_q_s.transpose();  // n x s
+  std::vector<Eigen::MatrixXd> reference(kReferences, Eigen::MatrixXd(s, dv));
+  for (std::int64_t first = 0; first < s; first += kSamplesPerPass) {
+    const std::int64_t count = std::min(kSamplesPerPass, s - first);
+    Eigen::MatrixXd weights(n, kReferences * count);
+    for (std::int64_t c = 0; c < count; ++c) {
+      const std::int64_t col = first + c;
+      const Eigen::VectorXd soft = (logits.col(col).array() - max_logit[static_cast<size_t>(col)]).exp().matrix();
+      weights.col(kReferences * c + 0) = soft;
+      weights.col(kReferences * c + 1) = soft.cwiseProduct(exact_columns.col(col));
+      weights.col(kReferences * c + 2) = feature_scores.col(col).cwiseProduct(exact_columns.col(col));
+      weights.col(kReferences * c + 3) = feature_scores.col(col).cwiseProduct(estimate_columns.col(col));
+    }
+    const Eigen::MatrixXd sums = reducer.cross(weights, values_and_one);  // (4 count) x (dv + 1)
+    for (std::int64_t c = 0; c < count; ++c)
+      for (int r = 0; r < kReferences; ++r)
+        reference[static_cast<size_t>(r)].row(first + c) = sums.row(kReferences * c + r).head(dv) / sums(kReferences * c + r, dv);
+  }
+  SampledAttentionErrors out;
+  SampledError* targets[kReferences] = {&out.softmax, &out.masked_softmax, &out.masked_linear, &out.grf_dense};
+  for (int r = 0; r < kReferences; ++r) {
+    std::vector<double> e, m;
+    add_row_errors(out_s, reference[static_cast<size_t>(r)], e, m);
+    *targets[r] = sampled_relative_error(e, m, g.n_global());
+  }
+  std::vector<double> e, m;
+  add_row_errors(out_s, lin_s, e, m);
+  out.linear = sampled_relative_error(e, m, g.n_global());
+  return out;
+}
+
+}  // namespace graphrf

@@ -1,0 +1,53 @@
+// Memory sizes: --memory-limit spellings and the available-memory rule (MemAvailable capped by a cgroup).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "graphrf/core/error.hpp"
+#include "graphrf/core/memory_size.hpp"
+
+using namespace graphrf;
+
+TEST(MemorySize, ParsesUnitsInPowersOf1024) {
+  EXPECT_EQ(parse_memory_size("123", "--m"), 123u);
+  EXPECT_EQ(parse_memory_size("64K", "--m"), 64u << 10);
+  EXPECT_EQ(parse_memory_size("512m", "--m"), 512u << 20);
+  EXPECT_EQ(parse_memory_size("8G", "--m"), 8ull << 30);
+  EXPECT_EQ(parse_memory_size("8GiB", "--m"), 8ull << 30);
+  EXPECT_EQ(parse_memory_size("8GB", "--m"), 8ull << 30);
+  EXPECT_EQ(parse_memory_size("1.5G", "--m"), 3ull << 29);
+  EXPECT_EQ(parse_memory_size("2T", "--m"), 2ull << 40);
+}
+
+TEST(MemorySize, RefusesWhatIsNotASize) {
+  for (const char* bad : {"", "lots", "G", "-1G", "0", "8X", "1e30G", "nan", "8 G"}) {
+    try {
+      parse_memory_size(bad, "--memory-limit");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--memory-limit: ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + std::string(bad) + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(MemorySize, AvailableIsMemAvailableCappedByTheCgroup) {
+  const std::string meminfo = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n";
+  EXPECT_EQ(available_memory_bytes(meminfo, "", ""), 20000000ull * 1024);
+  // cgroup v2 "max" and cgroup v1's huge "no limit" value leave MemAvailable.
+  EXPECT_EQ(available_memory_bytes(meminfo, "max\n", "123\n"), 20000000ull * 1024);
+  EXPECT_EQ(available_memory_bytes(meminfo, "9223372036854771712\n", "0\n"), 20000000ull * 1024);
+  // A limit of 4 GiB with 1 GiB used leaves 3 GiB.
+  EXPECT_EQ(available_memory_bytes(meminfo, "4294967296\n", "1073741824\n"), 3ull << 30);
+  // Over the limit: nothing left (1 byte, so the check still refuses); nothing readable: 0 (unknown).
+  EXPECT_EQ(available_memory_bytes(meminfo, "100\n", "200\n"), 1u);
+  EXPECT_EQ(available_memory_bytes("", "", ""), 0u);
+  EXPECT_EQ(available_memory_bytes("", "4096\n", "96\n"), 4000u);
+}
+
+TEST(MemorySize, FormatsBytes) {
+  EXPECT_EQ(format_bytes(900), "900 B");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(64.0 * (1 << 20)), "64 MiB");
+  EXPECT_EQ(format_bytes(3.0 * (1ull << 30)), "3 GiB");
+}
