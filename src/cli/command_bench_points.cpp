@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <optional>
 
@@ -72,6 +74,12 @@ void write_scenes(const Communicator& comm, const SceneOptions& scenes, std::int
   out.commit();
 }
 
+// The 1-minute load average (Linux), so a reader can tell a quiet run from a loaded one.
+std::string load_average() {
+  double load[1] = {0};
+  return ::getloadavg(load, 1) == 1 ? fmt(load[0], 2) : std::string("unknown");
+}
+
 double ms(double seconds, std::int64_t frames) { return 1e3 * seconds / static_cast<double>(std::max<std::int64_t>(frames, 1)); }
 
 }  // namespace
@@ -120,10 +128,13 @@ int run_bench_points(const CommandContext& ctx) {
   // The frames path, as `attention --frames` runs it (output written to a temporary file).
   const FrameStack stack = read_frame_stack(scenes_path);
   FramesSummary s;
+  double cpu_seconds = 0;  // processor time of the busiest rank: what the loop costs on a machine of its own
   {
     check_output_writable(comm, out_path);
     H5Output out(comm, out_path);
+    const std::clock_t cpu_start = std::clock();
     s = run_frames(comm, stack, *attention, config.synthetic_dv, batch, &out, log);
+    cpu_seconds = comm.max(static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
     out.commit();
   }
   const double fps = static_cast<double>(s.frames) / s.seconds;
@@ -132,6 +143,10 @@ int run_bench_points(const CommandContext& ctx) {
            fmt(ms(s.busiest.graph, per_rank), 1) + ", walks + GRFs " + fmt(ms(s.busiest.walks, per_rank), 1) + ", attention " +
            fmt(ms(s.busiest.attention, per_rank), 1) + ", read " + fmt(ms(s.read_seconds, per_rank), 1) + ", write " +
            fmt(ms(s.write_seconds, per_rank), 1));
+  const double cpu_fps = static_cast<double>(s.frames) / cpu_seconds;
+  log.info("cpu         " + fmt(ms(cpu_seconds, per_rank), 1) + " ms of processor time per frame on the busiest rank: " +
+           fmt(cpu_fps, 2) + " frames/s when every rank has a core to itself (wall-clock figures above include waiting "
+           "for the processor on a loaded machine; load average " + load_average() + ")");
 
   // kNN against nanoflann on one core (rank 0, the others wait): frame 0, same k.
   double knn_nanoflann = 0, knn_graph = 0;
@@ -182,7 +197,8 @@ int run_bench_points(const CommandContext& ctx) {
              std::to_string(scenes.points) + " frames_per_second=" + fmt(fps, 3) + " knn_ms=" + fmt(ms(s.busiest.graph, per_rank), 2) +
              " walks_ms=" + fmt(ms(s.busiest.walks, per_rank), 2) + " attention_ms=" + fmt(ms(s.busiest.attention, per_rank), 2) +
              " read_ms=" + fmt(ms(s.read_seconds, per_rank), 2) + " write_ms=" + fmt(ms(s.write_seconds, per_rank), 2) +
-             " knn_vs_nanoflann=" + fmt(knn_graph / knn_nanoflann, 3) +
+             " knn_vs_nanoflann=" + fmt(knn_graph / knn_nanoflann, 3) + " cpu_ms_per_frame=" + fmt(ms(cpu_seconds, per_rank), 2) +
+             " cpu_frames_per_second=" + fmt(cpu_fps, 3) +
              (single > 0 ? " single_path_ms=" + fmt(ms(single_seconds, single), 2) + " speedup=" +
                                fmt(single_seconds / static_cast<double>(single) * fps, 2) + " max_row_difference=" + sci(max_difference)
                          : std::string()));

@@ -42,7 +42,7 @@ const QkvRows& FrameAttention::synthetic_rows(std::int64_t n) const {
 }
 
 FrameAttention::Result FrameAttention::run(const Frame& frame, Times& times) const {
-  const std::string where = "frame " + std::to_string(frame.index);
+  const std::string where = (frame.source.empty() ? "" : frame.source + ": ") + "frame " + std::to_string(frame.index);
   Result result;
   Timer timer;
   LocalGraph graph;

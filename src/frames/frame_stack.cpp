@@ -79,6 +79,7 @@ FrameStack read_frame_stack(const std::string& path) {
 Frame read_frame(const H5Input& in, const FrameStack& stack, std::int64_t f) {
   Frame frame;
   frame.index = f;
+  frame.source = stack.path;
   const RowMatrix points = read_block(in, stack, "/frames/points", f, stack.dim);
   frame.cloud.dim = stack.dim;
   frame.cloud.coords.assign(points.data(), points.data() + points.size());

@@ -33,6 +33,7 @@ FrameStack read_frame_stack(const std::string& path);
 
 struct Frame {
   std::int64_t index = 0;
+  std::string source;  // the stack's file, for messages
   PointCloud cloud;    // ids 0 .. N_f - 1
   RowMatrix q, k, v;   // N_f rows each when the file has them, else empty
 };
