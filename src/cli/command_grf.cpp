@@ -41,7 +41,10 @@ void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const 
            fmt(100.0 * static_cast<double>(s.cross_rank_hops) / std::max<double>(1.0, static_cast<double>(s.hops)), 1) +
            "% crossed ranks), " + std::to_string(s.dead_ends) + " stopped at dead ends, " + std::to_string(s.truncated) +
            " truncated at max-length");
-  if (s.truncated > 0) {
+  if (walk.fixed_length) {
+    log.info("truncation  --fixed-length " + std::to_string(walk.max_length) + ": the estimate is of sum_{t<=T} f_t W^t by design; "
+             "the rest of the series is at most " + sci(run.truncation_bias_bound) + " in the 2-norm");
+  } else if (s.truncated > 0) {
     const double share = static_cast<double>(s.truncated) / std::max(1.0, static_cast<double>(s.walkers));
     const std::string line = fmt(100.0 * share, 2) + "% of walks reached --max-length " + std::to_string(walk.max_length) +
                              ": the series beyond it is dropped, a bias of at most " + sci(run.truncation_bias_bound) +
