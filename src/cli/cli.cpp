@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graphrf/core/memory_size.hpp"
+#include "graphrf/io/arc_input.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
@@ -67,12 +68,15 @@ void add_graph_options(po::options_description& desc) {
   group.add_options()
       ("graph", po::value<std::string>()->default_value("grid:32x32"),
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
-      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj")
+      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml")
       ("partition", po::value<std::string>()->default_value("block"), "block|metis|ptscotch|file:PATH")
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
       ("weight-column", po::value<int>()->default_value(0),
        "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)")
+      ("ids", po::value<std::string>()->default_value("auto"),
+       "edge-list node ids: auto (integer when every id is one, else string), integer, or string (names, ordered "
+       "by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
       ("memory-limit", po::value<std::string>(),
        "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
        "its ranks); inputs and runs that need more are refused before any work");
@@ -90,6 +94,9 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
   o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
   o.keep_self_loops = vm["keep-self-loops"].as<bool>();
   o.weight_column = vm["weight-column"].as<int>();
+  o.ids = parse_id_mode(vm["ids"].as<std::string>());
+  if (o.ids == IdMode::string && is_generated_graph(o.graph))
+    throw InputError("--ids string applies to edge-list files; " + o.graph + " is a generated graph with integer ids");
   if (vm.count("memory-limit")) o.memory_limit = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
   return o;
 }

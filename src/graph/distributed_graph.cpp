@@ -83,6 +83,7 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   g.comm = &comm;
   g.n_edges_global = graph.n_edges_global;
   g.report = std::move(graph.report);
+  g.names = std::move(graph.names);
   graph = CanonicalGraph{};
   const auto nodes = comm.alltoallv(node_send, node_counts);
   const auto arcs = comm.alltoallv(arc_send, arc_counts);
