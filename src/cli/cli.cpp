@@ -9,6 +9,7 @@
 
 #include "graphrf/core/memory_size.hpp"
 #include "graphrf/io/arc_input.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
@@ -223,6 +224,11 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     return 0;
   }
   const Log log(comm, vm["quiet"].as<bool>());
+  // Long loops inside the library (generation, loading steps, attention passes) report through this log.
+  struct ProgressLogScope {
+    explicit ProgressLogScope(const Log& log) { set_phase_progress_log(&log); }
+    ~ProgressLogScope() { set_phase_progress_log(nullptr); }
+  } progress_scope(log);
   return command->run(CommandContext{comm, vm, log, command_line, config});
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -139,9 +140,16 @@ std::string graph_summary(const DistributedGraph& g) {
 
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
   validate_partition_spec(options.partition);
-  CanonicalGraph canonical = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates, options.directed);
+  ArcInput arcs = read_arcs(comm, options);
+  // Steps without a loop to report from say when they start on large graphs (about a second or more each).
+  constexpr std::int64_t kSlowArcs = std::int64_t{1} << 22;
+  const bool slow = comm.sum(static_cast<std::int64_t>(arcs.arcs.size())) >= kSlowArcs;
+  phase_note("loading     assembling the canonical graph (sorting and routing arcs)", slow);
+  CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
+  phase_note("loading     partitioning: " + options.partition, slow);
   Timer timer;
   const auto part = compute_partition(comm, canonical, options.partition, comm.size());
+  phase_note("loading     partitioned in " + fmt(comm.max(timer.seconds()), 2) + " s; moving rows to their ranks", slow);
   const double partition_seconds = comm.max(timer.seconds());
   const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
   DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
