@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -116,7 +117,9 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   std::vector<std::int64_t> remote_q;
   std::vector<double> remote_s;
   std::vector<double> block(static_cast<size_t>(width));
+  PhaseProgress key_progress("attention   key pass", n_local);
   for (std::int64_t j = 0; j < n_local; ++j) {
+    key_progress.update(j);
     for (std::int64_t a = 0; a < m; ++a) {
       for (std::int64_t t = 0; t < dv; ++t) block[static_cast<size_t>(a * dv + t)] = phi_k(j, a) * v(j, t);
       block[static_cast<size_t>(m * dv + a)] = phi_k(j, a);
@@ -174,7 +177,9 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   stats.bytes_moved += static_cast<std::int64_t>(needed.size() * sizeof(std::int64_t) + fetched.size() * sizeof(double));
   RowMatrix num = RowMatrix::Zero(n_local, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
+  PhaseProgress query_progress("attention   query pass", n_local);
   for (std::int64_t i = 0; i < n_local; ++i) {
+    query_progress.update(i);
     for (auto k = query_grf.indptr[static_cast<size_t>(i)]; k < query_grf.indptr[static_cast<size_t>(i) + 1]; ++k) {
       const double weight = query_grf.value[static_cast<size_t>(k)];
       const double* sq = row_of(g, query_grf.col[static_cast<size_t>(k)], s, needed, fetched, width);
@@ -206,7 +211,11 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   RowMatrix num = RowMatrix::Zero(n_local, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
   const auto lookup = [&](std::int64_t col) { return row_of(g, col, table, needed, fetched, width); };
-  for (std::int64_t i = 0; i < n_local; ++i) asymmetric_row(grf, phi_q, i, m, dv, lookup, num, den);
+  PhaseProgress query_progress("attention   query pass (asymmetric)", n_local);
+  for (std::int64_t i = 0; i < n_local; ++i) {
+    query_progress.update(i);
+    asymmetric_row(grf, phi_q, i, m, dv, lookup, num, den);
+  }
   RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out;

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "graphrf/core/memory_size.hpp"
+#include "graphrf/io/arc_input.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
 
@@ -71,7 +73,7 @@ void add_graph_options(po::options_description& desc) {
   group.add_options()
       ("graph", po::value<std::string>()->default_value("grid:32x32"),
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
-      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj")
+      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml")
       ("partition", po::value<std::string>()->default_value("block"), "block|metis|ptscotch|file:PATH")
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
@@ -85,6 +87,9 @@ void add_graph_options(po::options_description& desc) {
       ("radius", po::value<double>()->default_value(0.0), "with --points: all pairs at distance <= r")
       ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
       ("edge-sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian")
+      ("ids", po::value<std::string>()->default_value("auto"),
+       "edge-list node ids: auto (integer when every id is one, else string), integer, or string (names, ordered "
+       "by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
       ("memory-limit", po::value<std::string>(),
        "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
        "its ranks); inputs and runs that need more are refused before any work");
@@ -102,6 +107,9 @@ GraphOptions graph_options_from(const po::variables_map& vm) {
   o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
   o.keep_self_loops = vm["keep-self-loops"].as<bool>();
   o.weight_column = vm["weight-column"].as<int>();
+  o.ids = parse_id_mode(vm["ids"].as<std::string>());
+  if (o.ids == IdMode::string && is_generated_graph(o.graph))
+    throw InputError("--ids string applies to edge-list files; " + o.graph + " is a generated graph with integer ids");
   if (vm.count("memory-limit")) o.memory_limit = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
   return o;
 }
@@ -228,6 +236,11 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     return 0;
   }
   const Log log(comm, vm["quiet"].as<bool>());
+  // Long loops inside the library (generation, loading steps, attention passes) report through this log.
+  struct ProgressLogScope {
+    explicit ProgressLogScope(const Log& log) { set_phase_progress_log(&log); }
+    ~ProgressLogScope() { set_phase_progress_log(nullptr); }
+  } progress_scope(log);
   return command->run(CommandContext{comm, vm, log, command_line, config});
 }
 

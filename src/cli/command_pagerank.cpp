@@ -6,6 +6,7 @@
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/graph/graph_output.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/walks/pagerank.hpp"
@@ -97,6 +98,7 @@ int run_pagerank(const CommandContext& ctx) {
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, walk.seed);
     const CanonicalOrder order(g);
     write_node_rows(out, order, "/nodes/id", g.original_id);
+    write_node_names(out, g);
     write_node_rows(out, order, "/pagerank/estimate", estimate.rank);
     out.set_attribute("/pagerank", "damping", 1 - walk.p_halt);
     out.set_attribute("/pagerank", "walkers", walk.walkers);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -83,6 +84,7 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   g.comm = &comm;
   g.n_edges_global = graph.n_edges_global;
   g.report = std::move(graph.report);
+  g.names = std::move(graph.names);
   graph = CanonicalGraph{};
   const auto nodes = comm.alltoallv(node_send, node_counts);
   const auto arcs = comm.alltoallv(arc_send, arc_counts);
@@ -136,10 +138,13 @@ std::string graph_summary(const DistributedGraph& g) {
          " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks";
 }
 
-DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition) {
+DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
+                                          bool report_steps) {
   validate_partition_spec(partition);
+  phase_note("loading     partitioning: " + partition, report_steps);
   Timer timer;
   const auto part = compute_partition(comm, canonical, partition, comm.size());
+  phase_note("loading     partitioned in " + fmt(comm.max(timer.seconds()), 2) + " s; moving rows to their ranks", report_steps);
   const double partition_seconds = comm.max(timer.seconds());
   const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
   DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
@@ -151,9 +156,13 @@ DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGra
 
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options) {
   validate_partition_spec(options.partition);
-  return partition_and_distribute(comm, assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates,
-                                                                options.directed),
-                                  options.partition);
+  ArcInput arcs = read_arcs(comm, options);
+  // Steps without a loop to report from say when they start on large graphs (about a second or more each).
+  constexpr std::int64_t kSlowArcs = std::int64_t{1} << 22;
+  const bool slow = comm.sum(static_cast<std::int64_t>(arcs.arcs.size())) >= kSlowArcs;
+  phase_note("loading     assembling the canonical graph (sorting and routing arcs)", slow);
+  CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
+  return partition_and_distribute(comm, std::move(canonical), options.partition, slow);
 }
 
 }  // namespace graphrf

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "graphrf/core/timer.hpp"
+#include "graphrf/io/gml_format.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
@@ -102,6 +103,72 @@ void check_declared_size_fits(const Communicator& comm, const std::string& path,
                         std::to_string(header.declared_nodes) + " nodes; loading them");
 }
 
+// GML: the summaries of every chunk give each rank the blocks open at its start; a rank whose chunk opens a
+// node or edge block it does not close reads the lines after its chunk until that block closes.
+ParsedGml parse_gml_share(const Communicator& comm, const std::string& path, const FileHeader& header,
+                          const std::string& chunk, std::int64_t chunk_end, std::int64_t file_size,
+                          const ChunkContext& context) {
+  const auto p = static_cast<std::size_t>(comm.size());
+  // Every rank gets every rank's few integers (the same block to each destination).
+  const auto share = [&](const std::vector<std::int64_t>& mine) {
+    std::vector<std::int64_t> send;
+    for (std::size_t r = 0; r < p; ++r) send.insert(send.end(), mine.begin(), mine.end());
+    Counts counts;
+    auto all = comm.alltoallv(send, Counts(p, static_cast<std::int64_t>(mine.size())), &counts);
+    return std::make_pair(std::move(all), std::move(counts));
+  };
+  // 1. A key left waiting for its '[' at each chunk's end.
+  const GmlTail tail = gml_chunk_tail(chunk);
+  std::vector<GmlTail> tails(p);
+  {
+    const auto [all, counts] = share({tail.has_tokens ? 1 : 0, tail.pending.waiting ? 1 : 0,
+                                      static_cast<std::int64_t>(tail.pending.block)});
+    for (std::size_t r = 0; r < p; ++r)
+      tails[r] = {all[3 * r] == 1, {all[3 * r + 1] == 1, static_cast<GmlBlock>(all[3 * r + 2])}};
+  }
+  const GmlPending pending = gml_pending_before(tails, comm.rank());
+  // 2. The blocks each chunk leaves open or closes.
+  GmlSummary summary;
+  collective_try(comm, [&] { summary = summarize_gml_chunk(chunk, context, pending); });
+  std::vector<std::int64_t> mine{summary.closes, static_cast<std::int64_t>(summary.opens.size())};
+  for (GmlBlock b : summary.opens) mine.push_back(static_cast<std::int64_t>(b));
+  std::vector<GmlSummary> summaries(p);
+  {
+    const auto [all, counts] = share(mine);  // summaries differ in length; alltoallv sizes them
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < p; ++r) {
+      summaries[r].closes = all[k];
+      const auto n = all[k + 1];
+      k += 2;
+      for (std::int64_t j = 0; j < n; ++j) summaries[r].opens.push_back(static_cast<GmlBlock>(all[k++]));
+    }
+  }
+  const std::vector<GmlBlock> open = gml_blocks_open_before(summaries, comm.rank());
+  // 3. A record this chunk opens and does not close: read on to its ']'.
+  std::string extension;
+  collective_try(comm, [&] {
+    if (!gml_record_open_at_end(open, summary)) return;
+    const std::size_t kept = open.size() - std::min<std::size_t>(open.size(), static_cast<std::size_t>(summary.closes));
+    const auto depth = static_cast<std::int64_t>(kept + summary.opens.size());
+    const GmlPending pending_at_end = tail.has_tokens ? tail.pending : pending;
+    InputFile file(path);
+    constexpr std::int64_t kBlock = 1 << 16;
+    for (std::int64_t at = chunk_end; at < file_size; at += kBlock) {
+      extension += file.read(at, at + kBlock);
+      const std::int64_t end = gml_record_end(extension, depth, 2, pending_at_end);
+      if (end >= 0) {
+        extension.resize(static_cast<std::size_t>(end));
+        return;
+      }
+    }
+  });
+  ParsedGml parsed;
+  collective_try(comm, [&] {
+    parsed = parse_gml_chunk(header, chunk, extension, open, pending, context, comm.rank() + 1 == comm.size());
+  });
+  return parsed;
+}
+
 }  // namespace
 
 std::string read_line_aligned_share(const std::string& path, std::int64_t data_offset, std::int64_t file_size, int rank,
@@ -139,7 +206,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
       format = parse_format_name(options.format);
       reason = "--format";
     }
-    header = parse_header(format, head, path, options.weight_column);
+    header = parse_header(format, head, path, options.weight_column, options.ids);
   });
   comm.broadcast(format);
   comm.broadcast(header);
@@ -168,8 +235,21 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
                        std::to_string(total_records) + " vertex lines follow");
   });
 
+  if (header.ids == IdMode::automatic)
+    header.ids = comm.min(chunk_ids_are_integers(header, chunk) ? 1 : 0) == 1 ? IdMode::integer : IdMode::string;
+
   ParsedChunk parsed;
-  collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });
+  if (format == GraphFormat::gml) {
+    const std::int64_t chunk_end =
+        header.data_offset + comm.exscan_sum(static_cast<std::int64_t>(chunk.size())) + static_cast<std::int64_t>(chunk.size());
+    ParsedGml gml = parse_gml_share(comm, path, header, chunk, chunk_end, file_size, context);
+    parsed = std::move(gml.chunk);
+    input.nodes_listed = true;
+    input.listed_node_ids = std::move(gml.node_ids);
+    input.report.gml_directed = comm.max(gml.directed ? 1 : 0) == 1;
+  } else {
+    collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });
+  }
   std::string().swap(chunk);
   const std::int64_t arcs_listed = comm.sum(static_cast<std::int64_t>(parsed.arcs.size()) + parsed.self_loops_dropped);
   collective_try(comm, [&] { check_declared_entries(path, format, header, total_records, arcs_listed); });
@@ -182,6 +262,8 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
     });
   }
   input.arcs = std::move(parsed.arcs);
+  input.string_ids = header.ids == IdMode::string;
+  input.names = std::move(parsed.names);
   input.declared_nodes = header.declared_nodes;
   input.id_base = header.declared_nodes >= 0 ? 1 : 0;
 
@@ -193,6 +275,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   report.skipped_header_line = header.skipped_header_line;
   report.declared_nodes = header.declared_nodes;
   report.weighted = header.has_weights;
+  report.string_ids = input.string_ids;
   report.read_seconds = comm.max(timer.seconds());
   return input;
 }

@@ -1,7 +1,10 @@
 #include "graphrf/io/canonical_graph.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <numeric>
 
+#include "graphrf/io/name_sort.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -50,6 +53,18 @@ SortedIds sort_distinct_ids(const Communicator& comm, const std::vector<std::int
   return out;
 }
 
+// A node's original id or name for messages, cut to fit a fixed-size (trivially copyable) reply.
+struct ShortName {
+  char text[64];
+};
+
+ShortName short_name_of(const CanonicalGraph& g, size_t local) {
+  ShortName out{};
+  const std::string text = g.names.empty() ? std::to_string(g.original_id[local]) : std::string(g.names[local]);
+  std::memcpy(out.text, text.data(), std::min(text.size(), sizeof(out.text) - 1));
+  return out;
+}
+
 struct DirectedRecord {
   std::int64_t src, dst;
   double w;
@@ -77,6 +92,17 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
     g.original_id.resize(static_cast<size_t>(g.dist.count(rank)));
     for (size_t k = 0; k < g.original_id.size(); ++k)
       g.original_id[k] = g.dist.first(rank) + static_cast<std::int64_t>(k) + input.id_base;
+  } else if (input.string_ids) {
+    SortedNames sorted = sort_names(comm, input.names);
+    input.names = NodeNames{};
+    for (auto& a : input.arcs) {
+      a.u = sorted.index_of[static_cast<size_t>(a.u)];
+      a.v = sorted.index_of[static_cast<size_t>(a.v)];
+    }
+    g.dist = std::move(sorted.dist);
+    g.original_id.resize(static_cast<size_t>(g.dist.count(rank)));
+    std::iota(g.original_id.begin(), g.original_id.end(), g.dist.first(rank));
+    g.names = std::move(sorted.owned);
   } else {
     std::vector<std::int64_t> ids;
     ids.reserve(2 * input.arcs.size() + input.self_loop_ids.size());
@@ -85,6 +111,7 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
       ids.push_back(a.v);
     }
     ids.insert(ids.end(), input.self_loop_ids.begin(), input.self_loop_ids.end());  // isolated if nothing else
+    ids.insert(ids.end(), input.listed_node_ids.begin(), input.listed_node_ids.end());
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     SortedIds sorted = sort_distinct_ids(comm, ids);
@@ -108,6 +135,23 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
   collective_try(comm, [&] {
     if (n == 0) throw InputError(g.report.source + ": empty graph (no nodes)");
   });
+  if (input.nodes_listed) {
+    // Every endpoint must be a listed node, and no id listed twice: the distinct listed ids number all the
+    // listed nodes and all the ids.
+    std::vector<std::int64_t> listed = input.listed_node_ids;
+    std::sort(listed.begin(), listed.end());
+    listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+    const std::int64_t distinct = sort_distinct_ids(comm, listed).dist.total();
+    const std::int64_t blocks = comm.sum(static_cast<std::int64_t>(input.listed_node_ids.size()));
+    collective_try(comm, [&] {
+      if (blocks != distinct)
+        throw InputError(g.report.source + ": " + std::to_string(blocks) + " node blocks but " +
+                         std::to_string(distinct) + " distinct node ids (two node blocks share an id)");
+      if (distinct != n)
+        throw InputError(g.report.source + ": edges name " + std::to_string(n - distinct) +
+                         " node id(s) that have no node block");
+    });
+  }
 
   // 2. Route both directions of every arc (directed: the arc as given) to the owner of its source.
   const bool mirror = !directed;
@@ -182,17 +226,17 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
   for (size_t k = 0; k < n_local; ++k) g.row_ptr[k + 1] += g.row_ptr[k];
 
   if (duplicates == DuplicatePolicy::error) {
-    // Name the first offending edge by original ids (its target may live on another rank).
+    // Name the first offending edge by original ids or names (its target may live on another rank).
     const bool mine = dup_src >= 0;
     std::vector<std::int64_t> ask;
     if (mine) ask.push_back(dup_dst);
-    const auto dst_id = request_reply<std::int64_t>(
+    const auto dst_name = request_reply<ShortName>(
         comm, std::span<const std::int64_t>(ask), [&](std::int64_t c) { return g.dist.owner(c); },
-        [&](std::int64_t c) { return g.original_id[static_cast<size_t>(c - first)]; });
+        [&](std::int64_t c) { return short_name_of(g, static_cast<size_t>(c - first)); });
     collective_try(comm, [&] {
       if (mine)
-        throw InputError(g.report.source + ": duplicate edge " + std::to_string(g.original_id[static_cast<size_t>(dup_src - first)]) +
-                         " -> " + std::to_string(dst_id[0]) + " (--duplicates error; use sum or max to merge)");
+        throw InputError(g.report.source + ": duplicate edge " + short_name_of(g, static_cast<size_t>(dup_src - first)).text +
+                         " -> " + dst_name[0].text + " (--duplicates error; use sum or max to merge)");
     });
   }
 

@@ -1,11 +1,15 @@
 // Edge lists (SNAP, KONECT, TSV, CSV): one edge "u v [more columns]" per line, columns separated by blanks
-// or commas. Blank lines and lines starting with '#' or '%' are skipped. A first non-comment line whose first
-// two columns do not start like numbers is a column-name header ("u,v,key,length_m,weight"); it is skipped
-// by moving data_offset past it. Ids are non-negative 64-bit integers; the weight, if any, is the column
-// chosen by parse_header.
+// or commas. Blank lines and lines starting with '#' or '%' are skipped. A first non-comment line that is a
+// column-name header ("u,v,key,length_m,weight"; the rule depends on --ids, see parse_header) is skipped by
+// moving data_offset past it. Ids are non-negative 64-bit integers, or with string ids any token (its bytes,
+// quotes included); the weight, if any, is the column chosen by parse_header.
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "format_parsers.hpp"
 #include "format_text.hpp"
@@ -27,10 +31,57 @@ bool names_weight(std::string_view name) {
   return iequals(name, "weight") || iequals(name, "w") || iequals(name, "value");
 }
 
+std::string_view unquoted(std::string_view name) {
+  name = trim(name);
+  if (name.size() >= 2 && (name.front() == '"' || name.front() == '\'') && name.back() == name.front())
+    name = trim(name.substr(1, name.size() - 2));
+  return name;
+}
+
+// A line naming both endpoint columns the usual way: with string ids only such a line is a header.
+bool names_endpoints(std::string_view first, std::string_view second) {
+  static constexpr std::string_view kSources[] = {"source", "src", "from", "u", "node1", "node_1", "id1", "head", "start"};
+  static constexpr std::string_view kTargets[] = {"target", "dst", "dest", "destination", "to", "v", "node2", "node_2",
+                                                  "id2", "tail", "end"};
+  first = unquoted(first);
+  second = unquoted(second);
+  const auto is_one_of = [](std::string_view name, const auto& list) {
+    return std::any_of(std::begin(list), std::end(list), [&](std::string_view known) { return iequals(name, known); });
+  };
+  return is_one_of(first, kSources) && is_one_of(second, kTargets);
+}
+
+bool is_id_integer(std::string_view token) {
+  std::int64_t id = 0;
+  return scan_int(token, id) == NumberStatus::ok && id >= 0;
+}
+
+// Whether the next edge line of the head (after the current one) starts with a numeric id.
+bool next_line_is_numeric(HeadLines lines) {
+  while (lines.next()) {
+    const std::string_view t = trim_left(lines.text);
+    if (is_comment_or_blank(t)) continue;
+    Tokenizer tokens(t, true);
+    std::string_view first;
+    tokens.next(first);
+    return looks_numeric(first);
+  }
+  return false;
+}
+
+// Integer mode: a node id that is not an integer names the option that would read it.
+[[noreturn]] void throw_not_integer_id(const LineRef& at, std::string_view token, NumberStatus status) {
+  if (status == NumberStatus::invalid || status == NumberStatus::trailing)
+    throw_line_error(at, "node id '" + excerpt(token) +
+                             "' is not an integer (read with --ids integer; --ids string or auto reads node names)");
+  throw_bad_integer(at, "node id", token, status);
+}
+
 }  // namespace
 
-FileHeader edge_list_header(std::string_view head, const std::string& file, int weight_column_option) {
+FileHeader edge_list_header(std::string_view head, const std::string& file, int weight_column_option, IdMode ids) {
   FileHeader header;
+  header.ids = ids;
   HeadLines lines(head);
   header.data_offset = lines.start_offset();
   int named_weight_column = 0;
@@ -43,8 +94,15 @@ FileHeader edge_list_header(std::string_view head, const std::string& file, int 
     std::string_view first, second;
     tokens.next(first);
     const bool has_second = tokens.next(second);
-    const bool is_header = header.skipped_header_line == 0 && first_data_columns < 0 && !looks_numeric(first) &&
-                           (!has_second || !looks_numeric(second));
+    const bool words = header.skipped_header_line == 0 && first_data_columns < 0 && !looks_numeric(first) &&
+                       (!has_second || !looks_numeric(second));
+    const bool named = words && has_second && names_endpoints(first, second);
+    bool is_header = false;
+    switch (ids) {
+      case IdMode::integer: is_header = words; break;
+      case IdMode::string: is_header = named; break;
+      case IdMode::automatic: is_header = named || (words && next_line_is_numeric(lines)); break;
+    }
     if (!is_header) {
       first_data_columns = count_tokens(t, true);
       first_data_line = lines.number;
@@ -89,10 +147,75 @@ std::int64_t edge_list_records(std::string_view chunk) {
   return records;
 }
 
+bool edge_list_ids_are_integers(const FileHeader& /*header*/, std::string_view chunk) {
+  bool integers = true;
+  for_each_line(chunk, [&](std::string_view line, std::int64_t) {
+    const std::string_view t = trim_left(line);
+    if (!integers || is_comment_or_blank(t)) return;
+    Tokenizer tokens(t, true);
+    std::string_view a, b;
+    tokens.next(a);
+    if (!tokens.next(b)) return;  // a malformed line: parse_chunk reports it
+    integers = is_id_integer(a) && is_id_integer(b);
+  });
+  return integers;
+}
+
+namespace {
+
+// The ids of a chunk as integers (ordered by value) or as names: local indices into the chunk's distinct
+// names, renumbered in ascending byte order once the chunk is parsed.
+class IdReader {
+ public:
+  IdReader(const FileHeader& header) : strings_(header.ids == IdMode::string), hi_(header.declared_nodes) {}
+
+  std::int64_t operator()(std::string_view token, const LineRef& at) {
+    if (!strings_) {
+      std::int64_t id = 0;
+      const NumberStatus status = scan_int(token, id);
+      if (status != NumberStatus::ok) throw_not_integer_id(at, token, status);
+      if (id < 0 || (hi_ >= 0 && id > hi_)) throw_id_out_of_range(at, "node id", id, 0, hi_);
+      return id;
+    }
+    if (token.empty()) throw_line_error(at, "empty node id");
+    const auto [it, inserted] = index_.try_emplace(token, static_cast<std::int64_t>(distinct_.size()));
+    if (inserted) distinct_.push_back(token);
+    return it->second;
+  }
+
+  // String ids: the chunk's names in byte order, and arcs renumbered to match.
+  void finish(ParsedChunk& out) {
+    if (!strings_) return;
+    std::vector<std::int64_t> order(distinct_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+      return distinct_[static_cast<std::size_t>(a)] < distinct_[static_cast<std::size_t>(b)];
+    });
+    std::vector<std::int64_t> position(order.size());
+    out.names.clear();
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      position[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
+      out.names.push_back(distinct_[static_cast<std::size_t>(order[k])]);
+    }
+    for (auto& arc : out.arcs) {
+      arc.u = position[static_cast<std::size_t>(arc.u)];
+      arc.v = position[static_cast<std::size_t>(arc.v)];
+    }
+  }
+
+ private:
+  bool strings_;
+  std::int64_t hi_;
+  std::unordered_map<std::string_view, std::int64_t> index_;
+  std::vector<std::string_view> distinct_;  // views into the chunk, in order of first appearance
+};
+
+}  // namespace
+
 void parse_edge_list(const FileHeader& header, std::string_view chunk, const ChunkContext& ctx, ParsedChunk& out) {
   const int weight_column = header.has_weights ? header.weight_column : 0;
-  const std::int64_t hi = header.declared_nodes;  // -1 for edge lists: no upper bound
   const std::string weight_where = " in column " + std::to_string(weight_column);
+  IdReader read_id(header);
   for_each_line(chunk, [&](std::string_view line, std::int64_t index) {
     const std::string_view t = trim_left(line);
     if (is_comment_or_blank(t)) return;
@@ -101,13 +224,9 @@ void parse_edge_list(const FileHeader& header, std::string_view chunk, const Chu
     Tokenizer tokens(t, true);
     std::string_view a, b;
     tokens.next(a);
-    if (!looks_numeric(a) && !a.empty()) {
-      throw_line_error(at, "not an edge line 'u v [weight]' (a column-name header is only allowed before the "
-                           "first edge)");
-    }
     if (!tokens.next(b)) throw_line_error(at, "too few columns: expected 'u v [weight]'");
-    const std::int64_t u = parse_id(a, at, "node id", 0, hi);
-    const std::int64_t v = parse_id(b, at, "node id", 0, hi);
+    const std::int64_t u = read_id(a, at);
+    const std::int64_t v = read_id(b, at);
     double w = 1.0;
     std::string_view extra;
     if (header.unweighted_by_first_line > 0 && tokens.next(extra)) {
@@ -128,6 +247,7 @@ void parse_edge_list(const FileHeader& header, std::string_view chunk, const Chu
     }
     add_arc(out, u, v, w, ctx.keep_self_loops);
   });
+  read_id.finish(out);
 }
 
 }  // namespace graphrf::detail

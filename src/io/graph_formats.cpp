@@ -24,6 +24,8 @@ const char* format_name(GraphFormat format) {
       return "dimacs";
     case GraphFormat::obj:
       return "obj";
+    case GraphFormat::gml:
+      return "gml";
   }
   return "unknown";
 }
@@ -38,6 +40,7 @@ GraphFormat parse_format_name(std::string_view name) {
       {"tsv", GraphFormat::edge_list},      {"csv", GraphFormat::edge_list},       {"mtx", GraphFormat::matrix_market},
       {"mm", GraphFormat::matrix_market},   {"metis", GraphFormat::metis},         {"graph", GraphFormat::metis},
       {"dimacs", GraphFormat::dimacs},      {"gr", GraphFormat::dimacs},           {"obj", GraphFormat::obj},
+      {"gml", GraphFormat::gml},
   };
   for (const Alias& a : kAliases) {
     if (iequals(name, a.name)) return a.format;
@@ -46,7 +49,7 @@ GraphFormat parse_format_name(std::string_view name) {
     throw std::invalid_argument("parse_format_name: 'auto' is resolved by detect_format, not here");
   }
   throw InputError("--format: unknown format '" + detail::excerpt(name) +
-                   "' (expected auto, edgelist, mtx, metis, dimacs, obj)");
+                   "' (expected auto, edgelist, mtx, metis, dimacs, obj, gml)");
 }
 
 namespace {
@@ -75,6 +78,21 @@ std::string dimacs_problem_word(std::string_view head) {
     return {};
   }
   return {};
+}
+
+// GML: after '#' comment lines, the first token is "graph" followed by '[' or the key "Creator" (Newman's
+// files start with a Creator line).
+bool looks_like_gml(std::string_view head) {
+  detail::HeadLines lines(head);
+  while (lines.next()) {
+    const std::string_view t = detail::trim(lines.text);
+    if (t.empty() || t[0] == '#') continue;
+    if (t.rfind("Creator", 0) == 0 && t.size() > 7 && detail::is_blank(t[7])) return true;
+    if (t.rfind("graph", 0) != 0) return false;
+    const std::string_view rest = detail::trim_left(t.substr(5));
+    return rest.empty() ? lines.next() && detail::trim_left(lines.text).rfind("[", 0) == 0 : rest[0] == '[';
+  }
+  return false;
 }
 
 bool looks_like_obj(std::string_view head) {
@@ -107,11 +125,12 @@ FormatChoice detect_format(const std::string& path, std::string_view head) {
   static constexpr ByExtension kSpecific[] = {
       {".mtx", GraphFormat::matrix_market}, {".mm", GraphFormat::matrix_market}, {".graph", GraphFormat::metis},
       {".metis", GraphFormat::metis},       {".gr", GraphFormat::dimacs},        {".dimacs", GraphFormat::dimacs},
-      {".obj", GraphFormat::obj},
+      {".obj", GraphFormat::obj},           {".gml", GraphFormat::gml},
   };
   for (const ByExtension& e : kSpecific) {
     if (ext == e.ext) return {e.format, "extension " + ext};
   }
+  if (looks_like_gml(head)) return {GraphFormat::gml, "first key 'graph [' or 'Creator'"};
   if (looks_like_obj(head)) return {GraphFormat::obj, "lines starting with 'v ' and 'f '"};
   static constexpr std::string_view kEdgeList[] = {".txt", ".tsv", ".csv", ".edges", ".el", ".cites", ".edgelist"};
   if (std::find(std::begin(kEdgeList), std::end(kEdgeList), ext) != std::end(kEdgeList)) {
@@ -121,8 +140,24 @@ FormatChoice detect_format(const std::string& path, std::string_view head) {
   return {GraphFormat::edge_list, "default (extension " + detail::excerpt(ext) + " not recognised)"};
 }
 
+IdMode parse_id_mode(std::string_view name) {
+  if (name == "auto") return IdMode::automatic;
+  if (name == "integer") return IdMode::integer;
+  if (name == "string") return IdMode::string;
+  throw InputError("--ids: unknown mode '" + detail::excerpt(name) + "' (expected auto, integer or string)");
+}
+
+const char* id_mode_name(IdMode mode) {
+  switch (mode) {
+    case IdMode::automatic: return "auto";
+    case IdMode::integer: return "integer";
+    case IdMode::string: return "string";
+  }
+  return "?";
+}
+
 FileHeader parse_header(GraphFormat format, std::string_view head, const std::string& file_name,
-                        int weight_column_option) {
+                        int weight_column_option, IdMode ids) {
   if (weight_column_option < -1) {
     throw InputError("--weight-column: expected -1 (unweighted), 0 (default) or a column number >= 3 (got " +
                      std::to_string(weight_column_option) + ")");
@@ -135,10 +170,20 @@ FileHeader parse_header(GraphFormat format, std::string_view head, const std::st
     throw InputError("--weight-column: columns 1 and 2 hold the node ids; the weight column must be >= 3 (got " +
                      std::to_string(weight_column_option) + ")");
   }
+  if (ids == IdMode::string && format != GraphFormat::edge_list) {
+    throw InputError("--ids string applies only to edge lists; " + file_name + " is read as " + format_name(format) +
+                     ", which numbers its nodes 1..N");
+  }
   detail::check_not_compressed(file_name, head);
+  if (format == GraphFormat::gml) {
+    FileHeader header;  // the whole file is data; weights from `weight`/`value` unless --weight-column -1
+    header.data_offset = static_cast<std::int64_t>(detail::bom_length(head));
+    header.has_weights = weight_column_option != -1;
+    return header;
+  }
   switch (format) {
     case GraphFormat::edge_list:
-      return detail::edge_list_header(head, file_name, weight_column_option);
+      return detail::edge_list_header(head, file_name, weight_column_option, ids);
     case GraphFormat::matrix_market:
       return detail::matrix_market_header(head, file_name, weight_column_option);
     case GraphFormat::metis:
@@ -147,6 +192,8 @@ FileHeader parse_header(GraphFormat format, std::string_view head, const std::st
       return detail::dimacs_header(head, file_name, weight_column_option);
     case GraphFormat::obj:
       return detail::obj_header(head, file_name, weight_column_option);
+    case GraphFormat::gml:
+      break;  // above
   }
   throw std::invalid_argument("parse_header: bad GraphFormat");
 }
@@ -169,12 +216,19 @@ std::int64_t count_records(GraphFormat format, const FileHeader& /*header*/, std
       return detail::dimacs_records(chunk);
     case GraphFormat::obj:
       return detail::obj_records(chunk);
+    case GraphFormat::gml:
+      return 0;  // records are blocks, counted by parse_gml_chunk
   }
   throw std::invalid_argument("count_records: bad GraphFormat");
 }
 
+bool chunk_ids_are_integers(const FileHeader& header, std::string_view chunk) {
+  return detail::edge_list_ids_are_integers(header, chunk);
+}
+
 ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::string_view chunk,
                         const ChunkContext& context) {
+  if (format == GraphFormat::gml) throw std::invalid_argument("parse_chunk: GML chunks need parse_gml_chunk");
   ParsedChunk out;
   out.lines = count_lines(chunk);
   // Upper bounds (one arc per line) for the line formats; rough guesses where a line holds many arcs.
@@ -189,6 +243,8 @@ ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::strin
       break;
     case GraphFormat::obj:
       out.arcs.reserve(static_cast<std::size_t>(out.lines) * 2);
+      break;
+    case GraphFormat::gml:
       break;
   }
   switch (format) {
@@ -206,6 +262,8 @@ ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::strin
       break;
     case GraphFormat::obj:
       detail::parse_obj(header, chunk, context, out);
+      break;
+    case GraphFormat::gml:
       break;
   }
   return out;

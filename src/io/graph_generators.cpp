@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "graphrf/io/arc_input.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/block_distribution.hpp"
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/timer.hpp"
@@ -55,7 +56,9 @@ ArcInput generate_arcs(const Communicator& comm, const std::string& spec) {
       const auto block = BlockDistribution::uniform(input.declared_nodes, comm.size());
       const std::int64_t first = block.first(comm.rank()), last = first + block.count(comm.rank());
       input.arcs.reserve(static_cast<size_t>(2 * (last - first)));
+      PhaseProgress progress("generating " + spec, last - first);
       for (std::int64_t u = first; u < last; ++u) {
+        progress.update(u - first);
         const std::int64_t r = u / cols, c = u % cols;
         if (c + 1 < cols) input.arcs.push_back({u, u + 1, 1.0});
         if (r + 1 < rows) input.arcs.push_back({u, u + cols, 1.0});
@@ -77,7 +80,9 @@ ArcInput generate_arcs(const Communicator& comm, const std::string& spec) {
       const auto whole = static_cast<std::uint64_t>(std::floor(half));
       const double frac = half - static_cast<double>(whole);
       input.arcs.reserve(static_cast<size_t>(static_cast<double>(last - first) * (half + 1)));
+      PhaseProgress progress("generating " + spec, last - first);
       for (std::int64_t u = first; u < last; ++u) {
+        progress.update(u - first);
         const auto uu = static_cast<std::uint64_t>(u);
         const auto coin = philox_block(seed, RngDomain::graph_generator, uu, ~std::uint64_t{0});
         const std::uint64_t stubs = whole + (unit_uniform(coin[0]) < frac ? 1 : 0);

@@ -503,6 +503,28 @@ void H5Output::write_rows_raw(const char* operation, const std::string& dataset,
   });
 }
 
+void H5Output::write_fixed_strings(const std::string& dataset, std::span<const char> local, std::size_t width) {
+  guarded("write_fixed_strings", [&] {
+    const std::string where = "write_fixed_strings " + normalize(dataset);
+    std::string error = check_dataset_path(where, dataset);
+    if (error.empty() && width == 0) error = where + ": the string width must be positive";
+    if (error.empty() && local.size() % width != 0)
+      error = where + ": " + rank_prefix(comm_) + std::to_string(local.size()) +
+              " bytes is not a whole number of strings of " + std::to_string(width);
+    agree(where, error, Fingerprint().text("write_fixed_strings").text(dataset).value(width).get());
+    const std::string path = normalize(dataset);
+    auto type = h5::Datatype::checked(H5Tcopy(H5T_C_S1), "copy string type for", path);
+    h5::check(H5Tset_size(type.get(), width), "set the string width of", path);
+    h5::check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "set NUL padding of", path);
+    h5::check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "set UTF-8 character set of", path);
+    const std::uint64_t local_rows = local.size() / width;
+    const std::uint64_t first_row = comm_.exscan_sum(local_rows);
+    const std::vector<hsize_t> dims{comm_.sum(local_rows)};
+    const auto ds = create_dataset(path, type.get(), dims);
+    write_block(ds, path, type.get(), width, local.data(), first_row, local_rows, dims);
+  });
+}
+
 void H5Output::write_rows_agreed(const std::string& dataset, H5Element type, const void* data,
                                  std::uint64_t local_rows, const std::vector<std::uint64_t>& trailing) {
   const std::uint64_t first_row = comm_.exscan_sum(local_rows);

@@ -5,6 +5,10 @@ namespace graphrf {
 std::vector<std::string> LoadReport::adjustments(std::int64_t edges) const {
   std::vector<std::string> out;
   if (skipped_header_line > 0) out.push_back("skipped the column-name header on line " + std::to_string(skipped_header_line));
+  if (string_ids)
+    out.push_back("read node ids as names (--ids): nodes are numbered 0..N-1 in ascending byte order of their names");
+  if (gml_directed && !directed)
+    out.push_back("the GML file says 'directed 1': its arcs were symmetrised (pagerank --directed keeps them)");
   if (self_loops_dropped > 0) out.push_back("dropped " + std::to_string(self_loops_dropped) + " self-loops");
   if (self_loops_kept > 0) out.push_back("kept " + std::to_string(self_loops_kept) + " self-loops (--keep-self-loops)");
   if (duplicate_arcs_merged > 0)

@@ -68,11 +68,15 @@ def test_compressed_input():
 
 def test_malformed_line_names_file_and_line():
     with e2e.TempDir() as d:
-        # Line 251 of 300: at 3 ranks it falls in the last rank's share of the file.
+        # Line 251 of 300: at 3 ranks it falls in the last rank's share of the file. With --ids integer a name
+        # is an error (with the default --ids auto the file would be read as names).
         text = "# header comment\n" + good_lines(249) + "17 x18\n" + good_lines(49)
         path = e2e.write(d, "bad.txt", text)
         for np_ in (2, 3):
-            expect_error(np_, ["info", "--graph", path, "--out", "{out}"], path + ":251:", "x18", directory=d)
+            expect_error(np_, ["info", "--graph", path, "--ids", "integer", "--out", "{out}"], path + ":251:",
+                         "node id 'x18' is not an integer", directory=d)
+        short = e2e.write(d, "short.txt", good_lines(249) + "17\n" + good_lines(49))
+        expect_error(3, ["info", "--graph", short, "--out", "{out}"], short + ":250:", "too few columns", directory=d)
 
 
 def test_malformed_metis_and_mtx_lines():

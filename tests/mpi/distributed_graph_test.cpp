@@ -141,7 +141,7 @@ TEST(DistributedGraph, EdgeListWithDuplicatesLoopsReverseArcsAndSparseIds) {
 TEST(DistributedGraph, MalformedLineReportedWithItsLineOnEveryRank) {
   std::string text;
   for (int i = 0; i < 200; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
-  text += "17 x\n";
+  text += "17\n";  // one column: malformed whatever --ids says
   SharedTempFile file("bad.txt", text);
   try {
     load(file.path());

@@ -5,6 +5,7 @@
 // error) as one chunk.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -22,9 +23,18 @@ inline void PrintTo(const Arc& a, std::ostream* os) { *os << "(" << a.u << "," <
 
 namespace graphrf::test {
 
+// An arc between named nodes (string ids), with the names as the file spells them.
+struct NamedArc {
+  std::string u, v;
+  double w;
+  bool operator==(const NamedArc&) const = default;
+};
+inline void PrintTo(const NamedArc& a, std::ostream* os) { *os << "(" << a.u << "," << a.v << "," << a.w << ")"; }
+
 struct Loaded {
   FileHeader header;
-  std::vector<Arc> arcs;
+  std::vector<Arc> arcs;            // integer ids
+  std::vector<NamedArc> named_arcs;  // string ids
   std::int64_t self_loops_dropped = 0;
   std::int64_t lines = 0;
   std::int64_t records = 0;
@@ -33,6 +43,7 @@ struct Loaded {
 struct LoadOptions {
   int weight_column = 0;
   bool keep_self_loops = false;
+  IdMode ids = IdMode::integer;  // automatic is resolved over all chunks, as the loader does over ranks
 };
 
 // Parses `file` (the whole text, used as the head too) with its data region cut at the given byte offsets
@@ -40,7 +51,7 @@ struct LoadOptions {
 inline Loaded load(GraphFormat format, std::string_view file, const std::string& name,
                    const std::vector<std::size_t>& cuts = {}, LoadOptions options = {}) {
   Loaded out;
-  out.header = parse_header(format, file, name, options.weight_column);
+  out.header = parse_header(format, file, name, options.weight_column, options.ids);
   const std::string_view data = file.substr(static_cast<std::size_t>(out.header.data_offset));
   std::vector<std::string_view> chunks;
   std::size_t begin = 0;
@@ -58,6 +69,11 @@ inline Loaded load(GraphFormat format, std::string_view file, const std::string&
     records += count_records(format, out.header, chunk);
   }
   if (format == GraphFormat::obj) out.header.declared_nodes = records;
+  if (out.header.ids == IdMode::automatic) {
+    bool integers = true;
+    for (std::string_view chunk : chunks) integers = integers && chunk_ids_are_integers(out.header, chunk);
+    out.header.ids = integers ? IdMode::integer : IdMode::string;
+  }
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     ChunkContext ctx;
     ctx.file_name = name;
@@ -67,7 +83,14 @@ inline Loaded load(GraphFormat format, std::string_view file, const std::string&
     ParsedChunk part = parse_chunk(format, out.header, chunks[i], ctx);
     EXPECT_EQ(part.lines, count_lines(chunks[i]));
     EXPECT_EQ(part.records, count_records(format, out.header, chunks[i]));
-    out.arcs.insert(out.arcs.end(), part.arcs.begin(), part.arcs.end());
+    for (std::size_t k = 1; k < part.names.size(); ++k) EXPECT_LT(part.names[k - 1], part.names[k]);
+    if (out.header.ids == IdMode::string) {
+      for (const Arc& a : part.arcs)
+        out.named_arcs.push_back({std::string(part.names[static_cast<std::size_t>(a.u)]),
+                                  std::string(part.names[static_cast<std::size_t>(a.v)]), a.w});
+    } else {
+      out.arcs.insert(out.arcs.end(), part.arcs.begin(), part.arcs.end());
+    }
     out.self_loops_dropped += part.self_loops_dropped;
     out.lines += part.lines;
     out.records += part.records;
@@ -109,7 +132,7 @@ inline void expect_split_invariant(GraphFormat format, std::string_view file, co
   } catch (const InputError& e) {
     whole_error = e.what();
   }
-  const FileHeader header = parse_header(format, file, name, options.weight_column);
+  const FileHeader header = parse_header(format, file, name, options.weight_column, options.ids);
   const auto bounds = line_boundaries(file.substr(static_cast<std::size_t>(header.data_offset)));
   auto check = [&](const std::vector<std::size_t>& cuts) {
     std::string where = "cuts";
@@ -124,6 +147,8 @@ inline void expect_split_invariant(GraphFormat format, std::string_view file, co
     }
     const Loaded split = load(format, file, name, cuts, options);
     EXPECT_EQ(split.arcs, whole.arcs);
+    EXPECT_EQ(split.named_arcs, whole.named_arcs);
+    EXPECT_EQ(split.header.ids, whole.header.ids);
     EXPECT_EQ(split.self_loops_dropped, whole.self_loops_dropped);
     EXPECT_EQ(split.lines, whole.lines);
     EXPECT_EQ(split.records, whole.records);

@@ -37,7 +37,7 @@ TEST(GraphFormatNames, UnknownNameIsAnInputError) {
     parse_format_name("xml");
     FAIL() << "no exception";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--format: unknown format 'xml' (expected auto, edgelist, mtx, metis, dimacs, obj)");
+    EXPECT_STREQ(e.what(), "--format: unknown format 'xml' (expected auto, edgelist, mtx, metis, dimacs, obj, gml)");
   }
   EXPECT_THROW(parse_format_name(""), InputError);
   // "auto" is the caller's business (detect_format), not a format.

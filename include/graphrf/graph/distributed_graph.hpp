@@ -24,7 +24,10 @@ struct DistributedGraph {
   const Communicator* comm = nullptr;
   BlockDistribution dist;                      // owned global index range of each rank
   std::int64_t n_edges_global = 0;             // undirected edges (kept self-loops included)
-  std::vector<std::int64_t> original_id;       // per owned node: id in the input
+  std::vector<std::int64_t> original_id;       // per owned node: id in the input (string ids: canonical index)
+  // String ids: node names in canonical order, one consecutive block per rank in rank order (the loader's
+  // blocks, not the owned rows): rank r holds the names of canonical indices exscan(sizes) .. + names.size().
+  NodeNames names;
   std::vector<std::int64_t> canonical_index;   // per owned node
   std::vector<std::int64_t> row_ptr;           // n_local + 1
   std::vector<std::int64_t> col;               // global indices of neighbours
@@ -57,7 +60,9 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
 std::string graph_summary(const DistributedGraph& g);
 
 // Partitions a canonical graph by `partition` (block | metis | ptscotch | file:PATH) and distributes it. Collective.
-DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition);
+// report_steps: say on rank 0 when partitioning starts and ends (large graphs).
+DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
+                                          bool report_steps = false);
 
 // The whole pipeline: read or generate, assemble, partition, distribute. Collective.
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options);

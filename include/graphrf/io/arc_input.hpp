@@ -19,6 +19,14 @@ struct ArcInput {
   // declared_nodes < 0: ids of dropped self-loops (this rank's share). They are nodes even when no other arc
   // mentions them: a node the file names only in a self-loop stays, isolated.
   std::vector<std::int64_t> self_loop_ids;
+  // String node ids (--ids string, or auto on a file with a non-integer id): this rank's distinct names in
+  // ascending byte order, and `arcs` / `self_loop_ids` hold positions in it.
+  bool string_ids = false;
+  // Inputs that list their nodes (GML node blocks): this rank's share of the listed ids. Every arc endpoint
+  // must be one of them, and listed nodes without arcs are kept (isolated).
+  bool nodes_listed = false;
+  std::vector<std::int64_t> listed_node_ids;
+  NodeNames names;
   LoadReport report;
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // Stage 2 of loading: the undirected graph in canonical numbering, block-distributed over ranks.
 // A node's canonical index is its position among all node ids in ascending order (formats that declare N
-// number 1..N, isolated nodes included), so it does not depend on the rank count or the partition.
+// number 1..N, isolated nodes included; string ids in ascending byte order, and their original id is then
+// the canonical index), so it does not depend on the rank count or the partition.
 // Arcs are symmetrised, repeated arcs merged by the duplicate policy, and u->v / v->u pairs combined
 // (the larger weight is kept when they differ). Directed graphs keep arcs as given: row u holds u's out-arcs,
 // repeated arcs merged by the duplicate policy, and the edge count is the arc count.
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "graphrf/io/arc_input.hpp"
+#include "graphrf/io/node_names.hpp"
 #include "graphrf/mpi/block_distribution.hpp"
 #include "graphrf/mpi/communicator.hpp"
 
@@ -16,7 +18,8 @@ namespace graphrf {
 
 struct CanonicalGraph {
   BlockDistribution dist;                  // canonical index ranges per rank
-  std::vector<std::int64_t> original_id;   // per owned node
+  std::vector<std::int64_t> original_id;   // per owned node (string ids: the canonical index)
+  NodeNames names;                         // string ids: per owned node, its name; else empty
   std::vector<std::int64_t> row_ptr;       // n_local + 1
   std::vector<std::int64_t> col;           // canonical neighbour indices, ascending within a row
   std::vector<double> weight;

@@ -23,16 +23,18 @@
 #include <type_traits>
 #include <vector>
 
+#include "graphrf/io/node_names.hpp"
+
 namespace graphrf {
 
-enum class GraphFormat { edge_list, matrix_market, metis, dimacs, obj };
+enum class GraphFormat { edge_list, matrix_market, metis, dimacs, obj, gml };  // gml: see gml_format.hpp
 
-// "edgelist", "mtx", "metis", "dimacs", "obj".
+// "edgelist", "mtx", "metis", "dimacs", "obj", "gml".
 const char* format_name(GraphFormat format);
 
 // Accepts the format_name() spellings and the aliases edge-list, snap, tsv, csv (edgelist), mm (mtx),
 // graph (metis), gr (dimacs); case-insensitive. Anything else throws InputError
-// "--format: unknown format 'x' (expected auto, edgelist, mtx, metis, dimacs, obj)". "auto" is not a format:
+// "--format: unknown format 'x' (expected auto, edgelist, mtx, metis, dimacs, obj, gml)". "auto" is not a format:
 // the caller resolves it with detect_format, and passing it here throws std::invalid_argument.
 GraphFormat parse_format_name(std::string_view name);
 
@@ -47,10 +49,17 @@ inline constexpr std::int64_t kFormatHeadBytes = std::int64_t{1} << 20;
 
 // Rules, first match wins: a head starting with "%%MatrixMarket" -> mtx; a DIMACS problem line "p WORD N M"
 // after optional 'c' comment and blank lines -> dimacs; extension .mtx/.mm -> mtx, .graph/.metis -> metis,
-// .gr/.dimacs -> dimacs, .obj -> obj; lines starting with "v " and "f " -> obj; anything else -> edgelist
+// .gr/.dimacs -> dimacs, .obj -> obj, .gml -> gml; a first key 'graph [' or 'Creator' -> gml; lines starting with "v " and "f " -> obj; anything else -> edgelist
 // (reason "extension .csv" for .txt/.tsv/.csv/.edges/.el/.cites/.edgelist, else "default ..."). METIS is
 // never guessed without its extension. Throws InputError for gzip/bzip2/xz/zstd/zip compressed input.
 FormatChoice detect_format(const std::string& path, std::string_view head);
+
+// How edge-list node ids are read (--ids): `integer` (non-negative 64-bit, ordered by value), `string` (any
+// token, ordered by its bytes), or `automatic`: integer when every id token of the file is one, else string.
+// Matrix Market, METIS, DIMACS and OBJ number their nodes 1..N: integer by construction.
+enum class IdMode : std::uint8_t { automatic, integer, string };
+IdMode parse_id_mode(std::string_view name);  // "auto", "integer", "string"; else InputError naming --ids
+const char* id_mode_name(IdMode mode);
 
 struct FileHeader {                      // trivially copyable (it is broadcast as bytes)
   std::int64_t data_offset = 0;          // byte offset where data records start (after banner/size/header lines)
@@ -68,6 +77,9 @@ struct FileHeader {                      // trivially copyable (it is broadcast 
   // Edge lists read without weights by default (the first edge line has 2 columns): that line's number. A
   // later line with more columns is an error, so a weight in column 3 is never dropped silently.
   std::int64_t unweighted_by_first_line = 0;
+  // Edge lists: as asked by --ids until the loader resolves `automatic` (chunk_ids_are_integers on every
+  // rank); other formats: integer.
+  IdMode ids = IdMode::integer;
 };
 static_assert(std::is_trivially_copyable_v<FileHeader>);
 
@@ -76,14 +88,21 @@ static_assert(std::is_trivially_copyable_v<FileHeader>);
 // column; other formats: the weights the file declares); > 0 forces that column of an edge list (an error for
 // 1 and 2, for other formats, and on data lines lacking the column); -1 ignores weights in every format.
 // Throws InputError when the header is malformed or is not found in the head.
+//
+// ids (edge lists): with `integer` a first line whose first two columns do not start like numbers is a
+// column-name header; with `string` only one naming both endpoint columns with a usual name (source/target,
+// src/dst/dest/destination, from/to, u/v, node1/node2, node_1/node_2, id1/id2, head/tail, start/end; any case,
+// quotes allowed) is; with `automatic` such a line, or a non-numeric first line followed by a line with a
+// numeric id. GML takes no header (the whole file is data); other formats refuse `string`.
 FileHeader parse_header(GraphFormat format, std::string_view head, const std::string& file_name,
-                        int weight_column_option = 0);
+                        int weight_column_option = 0, IdMode ids = IdMode::integer);
 
 struct Arc {
   std::int64_t u;
   std::int64_t v;
   double w;
-};  // ids exactly as in the file (1-based for mtx/metis/dimacs/obj; obj negative indices resolved)
+};  // ids exactly as in the file (1-based for mtx/metis/dimacs/obj; obj negative indices resolved); with
+    // string ids, positions in the chunk's `names`
 
 struct ChunkContext {
   std::string file_name;
@@ -97,6 +116,7 @@ struct ParsedChunk {
   std::int64_t self_loops_dropped = 0;  // self-loops seen and dropped (kept ones are returned as arcs u == v)
   std::int64_t lines = 0;               // lines in the chunk (== count_lines(chunk))
   std::int64_t records = 0;             // == count_records(format, header, chunk) for valid input
+  NodeNames names;                      // string ids: the chunk's distinct ids in ascending byte order
 };
 
 // Number of lines: '\n' count, plus one for a last line without '\n'. count_lines("") == 0.
@@ -108,7 +128,12 @@ std::int64_t count_lines(std::string_view chunk);
 //   dimacs: lines that are not blank or 'c' comments;  obj: 'v' lines.
 std::int64_t count_records(GraphFormat format, const FileHeader& header, std::string_view chunk);
 
-// Parses the arcs of one line-aligned chunk of the data region. Self-loops are dropped (and counted) unless
+// Edge lists with --ids auto: true when every node id token of the chunk is a non-negative 64-bit integer
+// (never throws; malformed lines are left to parse_chunk). The loader takes the minimum over ranks.
+bool chunk_ids_are_integers(const FileHeader& header, std::string_view chunk);
+
+// Parses the arcs of one line-aligned chunk of the data region (header.ids must be resolved: integer or
+// string). Self-loops are dropped (and counted) unless
 // context.keep_self_loops. Weights, where read, must be finite and > 0 in every format.
 ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::string_view chunk,
                         const ChunkContext& context);

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "graphrf/io/graph_formats.hpp"
+
 namespace graphrf {
 
 // How repeated arcs u->v combine their weights.
@@ -17,6 +19,7 @@ struct GraphOptions {
   DuplicatePolicy duplicates = DuplicatePolicy::max;
   bool keep_self_loops = false;
   int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column
+  IdMode ids = IdMode::automatic;   // edge lists: integer or string node ids (--ids)
   std::string partition = "block";  // block | metis | ptscotch | file:PATH
   bool directed = false;         // keep arcs as given (out-arcs per row) instead of symmetrising
   std::uint64_t memory_limit = 0;   // --memory-limit in bytes per rank; 0: the node's available memory / its ranks

@@ -140,6 +140,14 @@ class H5Output {
     write_rows_at_raw(dataset, h5_element_of<T>(), first_row, local.data(), local.size());
   }
 
+  // 1-D dataset of fixed-length strings (`width` bytes each, NUL-padded, UTF-8 character set; h5py reads them as
+  // bytes): every rank passes its own consecutive rows as local.size() / width packed strings, ranks in row order
+  // as in write_rows. `width` must be positive and the same on every rank.
+  void write_fixed_strings(const std::string& dataset, std::span<const char> local, std::size_t width);
+  void write_fixed_strings(const std::string& dataset, const std::vector<char>& local, std::size_t width) {
+    write_fixed_strings(dataset, std::span<const char>(local), width);
+  }
+
   // One value per rank gathered into a 1-D dataset of length n_ranks (index = rank).
   template <class T>
   void write_per_rank(const std::string& dataset, T value) {

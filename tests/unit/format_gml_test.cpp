@@ -1,0 +1,188 @@
+// GML (Newman's collections, networkx.write_gml): blocks, weights, isolated nodes, `directed`, and the
+// parallel rule that a file split at any line boundaries parses to the same nodes and arcs (or the same
+// first error) as the whole.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "graphrf/core/error.hpp"
+#include "graphrf/io/gml_format.hpp"
+#include "unit/format_test_util.hpp"
+
+using namespace graphrf;
+using ::testing::HasSubstr;
+
+namespace {
+
+struct GmlLoaded {
+  std::vector<Arc> arcs;
+  std::vector<std::int64_t> node_ids;
+  bool directed = false;
+  std::int64_t self_loops_dropped = 0;
+};
+
+// Parses `file` cut at the given line-aligned offsets exactly as the loader does over ranks.
+GmlLoaded load_gml(const std::string& file, const std::vector<std::size_t>& cuts = {}, int weight_column = 0) {
+  const std::string name = "net.gml";
+  const FileHeader header = parse_header(GraphFormat::gml, file, name, weight_column);
+  std::vector<std::size_t> bounds{0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(file.size());
+  const std::size_t chunks = bounds.size() - 1;
+  std::vector<ChunkContext> contexts(chunks);
+  std::vector<GmlSummary> summaries(chunks);
+  std::int64_t line = 1;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::string_view chunk(file.data() + bounds[i], bounds[i + 1] - bounds[i]);
+    contexts[i].file_name = name;
+    contexts[i].first_line = line;
+    line += count_lines(chunk);
+  }
+  std::vector<GmlTail> tails(chunks);
+  for (std::size_t i = 0; i < chunks; ++i)
+    tails[i] = gml_chunk_tail(std::string_view(file.data() + bounds[i], bounds[i + 1] - bounds[i]));
+  // As collective_try does: the first chunk (lowest rank) with an error wins.
+  for (std::size_t i = 0; i < chunks; ++i)
+    summaries[i] = summarize_gml_chunk(std::string_view(file.data() + bounds[i], bounds[i + 1] - bounds[i]), contexts[i],
+                                       gml_pending_before(tails, static_cast<int>(i)));
+  GmlLoaded out;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::string_view chunk(file.data() + bounds[i], bounds[i + 1] - bounds[i]);
+    const auto open = gml_blocks_open_before(summaries, static_cast<int>(i));
+    const GmlPending pending = gml_pending_before(tails, static_cast<int>(i));
+    std::string_view extension;
+    if (gml_record_open_at_end(open, summaries[i])) {
+      const std::size_t kept = open.size() - std::min<std::size_t>(open.size(), static_cast<std::size_t>(summaries[i].closes));
+      const std::string_view rest = std::string_view(file).substr(bounds[i + 1]);
+      const std::int64_t end = gml_record_end(rest, static_cast<std::int64_t>(kept + summaries[i].opens.size()), 2,
+                                              tails[i].has_tokens ? tails[i].pending : pending);
+      extension = end >= 0 ? rest.substr(0, static_cast<std::size_t>(end)) : rest;
+    }
+    const ParsedGml part = parse_gml_chunk(header, chunk, extension, open, pending, contexts[i], i + 1 == chunks);
+    out.arcs.insert(out.arcs.end(), part.chunk.arcs.begin(), part.chunk.arcs.end());
+    out.node_ids.insert(out.node_ids.end(), part.node_ids.begin(), part.node_ids.end());
+    out.directed = out.directed || part.directed;
+    out.self_loops_dropped += part.chunk.self_loops_dropped;
+  }
+  return out;
+}
+
+std::string gml_error(const std::string& file, const std::vector<std::size_t>& cuts = {}) {
+  try {
+    load_gml(file, cuts);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Every split into 2 and 3 line-aligned chunks gives what the whole gives.
+void expect_gml_split_invariant(const std::string& file) {
+  const std::string whole_error = gml_error(file);
+  const GmlLoaded whole = whole_error.empty() ? load_gml(file) : GmlLoaded{};
+  const auto bounds = test::line_boundaries(file);
+  for (std::size_t i = 0; i < bounds.size(); ++i)
+    for (std::size_t j = i; j < bounds.size(); ++j) {
+      const std::vector<std::size_t> cuts{bounds[i], bounds[j]};
+      SCOPED_TRACE("cuts " + std::to_string(bounds[i]) + " " + std::to_string(bounds[j]));
+      if (!whole_error.empty()) {
+        EXPECT_EQ(gml_error(file, cuts), whole_error);
+        continue;
+      }
+      const GmlLoaded split = load_gml(file, cuts);
+      EXPECT_EQ(split.arcs, whole.arcs);
+      EXPECT_EQ(split.node_ids, whole.node_ids);
+      EXPECT_EQ(split.directed, whole.directed);
+    }
+}
+
+// Newman's layout (karate.gml, lesmis.gml): a Creator line, one key per line, `value` weights.
+const std::string kNewman =
+    "Creator \"Mark Newman on Fri Jul 21 12:44:53 2006\"\n"
+    "graph\n"
+    "[\n"
+    "  directed 0\n"
+    "  node\n"
+    "  [\n"
+    "    id 0\n"
+    "    label \"Myriel\"\n"
+    "  ]\n"
+    "  node\n"
+    "  [\n"
+    "    id 1\n"
+    "    label \"Napoleon\"\n"
+    "  ]\n"
+    "  node [ id 7 label \"Alone [not linked]\" ]\n"
+    "  edge\n"
+    "  [\n"
+    "    source 1\n"
+    "    target 0\n"
+    "    value 2.5\n"
+    "  ]\n"
+    "]\n";
+
+}  // namespace
+
+TEST(Gml, DetectedByExtensionAndByItsFirstKey) {
+  EXPECT_EQ(detect_format("lesmis.gml", kNewman).format, GraphFormat::gml);
+  EXPECT_EQ(detect_format("lesmis.txt", kNewman).format, GraphFormat::gml);
+  EXPECT_EQ(detect_format("x", "# c\ngraph [\n node [ id 1 ]\n]\n").format, GraphFormat::gml);
+  EXPECT_EQ(detect_format("x", "1 2\n").format, GraphFormat::edge_list);
+  EXPECT_EQ(parse_format_name("GML"), GraphFormat::gml);
+}
+
+TEST(Gml, NewmanLayoutGivesNodesWeightsAndIsolatedNodes) {
+  const GmlLoaded r = load_gml(kNewman);
+  EXPECT_EQ(r.node_ids, (std::vector<std::int64_t>{0, 1, 7}));  // 7 has no edge and is kept
+  EXPECT_EQ(r.arcs, (std::vector<Arc>{{1, 0, 2.5}}));
+  EXPECT_FALSE(r.directed);
+  expect_gml_split_invariant(kNewman);
+  // --weight-column -1 ignores weights.
+  EXPECT_EQ(load_gml(kNewman, {}, -1).arcs, (std::vector<Arc>{{1, 0, 1}}));
+}
+
+TEST(Gml, OneLineBlocksNestedBlocksWeightsAndDirected) {
+  // networkx-like: `weight` wins over `value`; graphics blocks inside nodes and edges are skipped; several
+  // blocks on one line; a self-loop is dropped and counted.
+  const std::string file =
+      "graph [ directed 1\n"
+      "  node [ id 10 graphics [ x 1.0 y 2.0 ] ] node [ id 20 ]\n"
+      "  node [ id 30 ]\n"
+      "  edge [ source 10 target 20 value 3 weight 4 ] edge [ source 20\n"
+      "    target 30 graphics [ width 2 ] ]\n"
+      "  edge [ source 30 target 30 ]\n"
+      "  edge [ source 30 target 10 value 0.5 ]\n"
+      "]\n";
+  const GmlLoaded r = load_gml(file);
+  EXPECT_EQ(r.node_ids, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(r.arcs, (std::vector<Arc>{{10, 20, 4}, {20, 30, 1}, {30, 10, 0.5}}));
+  EXPECT_EQ(r.self_loops_dropped, 1);
+  EXPECT_TRUE(r.directed);
+  expect_gml_split_invariant(file);
+}
+
+TEST(Gml, MalformedFilesGiveOneErrorNamingTheLine) {
+  const auto expect = [](const std::string& file, const std::string& where, const std::string& what) {
+    const std::string message = gml_error(file);
+    EXPECT_EQ(message.rfind(where, 0), 0u) << message;
+    EXPECT_THAT(message, HasSubstr(what));
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    expect_gml_split_invariant(file);
+  };
+  expect("graph [\n node [ label \"x\" ]\n]\n", "net.gml:2: ", "node block without an id");
+  expect("graph [\n node [ id 1 ]\n edge [\n source 1\n ]\n]\n", "net.gml:3: ", "edge block without a source and a target");
+  expect("graph [\n node [ id x1 ]\n]\n", "net.gml:2: ", "node id 'x1' is not an integer");
+  expect("graph [\n node [ id \"1\" ]\n]\n", "net.gml:2: ", "node id '1' is not an integer");
+  expect("graph [\n node [ id 1 ]\n node [ id 2 ]\n edge [ source 1 target 2 value -2 ]\n]\n", "net.gml:4: ",
+         "is negative");
+  expect("graph [\n node [ id 1 label \"unterminated ]\n]\n", "net.gml:2: ", "a string does not end on its line");
+  expect("graph [\n node [ id ]\n]\n", "net.gml:2: ", "key 'id' has no value before ']'");
+  expect("graph [\n node [ id 1 ]\n]\n]\n", "net.gml:4: ", "']' closes no block");
+  expect("graph [\n node [ id 1 ]\n", "net.gml: ", "the file ends inside 1 open block(s)");
+  expect("graph [\n node [ id 1 ]\n edge [ source 1 target 1\n", "net.gml:3: ", "edge block not closed before the end");
+  expect("graph [\n 12 [ ]\n]\n", "net.gml:2: ", "value '12' without a key");
+  expect("graph [\n node [ id\n 1 ]\n]\n", "net.gml:3: ", "value '1' is not on the line of its key");
+  expect("graph [\n node [ id 1 ]\n edge\n", "net.gml: ", "the file ends after a key that has no value");
+}
