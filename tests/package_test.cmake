@@ -1,6 +1,8 @@
 # ctest package_find_package: install graphrf from the build tree into a fresh prefix, then configure,
 # build and run tests/package (find_package(graphrf) + graphrf::graphrf) against that prefix alone.
-# cmake -DGRAPHRF_BUILD_DIR=... -DPACKAGE_SOURCE_DIR=... -DWORK_DIR=... [-DCXX_COMPILER=...] -P package_test.cmake
+# cmake -DGRAPHRF_BUILD_DIR=... -DPACKAGE_SOURCE_DIR=... -DWORK_DIR=... [-DCXX_COMPILER=...] [-DCXX_FLAGS=...]
+#       -P package_test.cmake
+# CXX_FLAGS (compile and link) are the sanitizer flags when graphrf was built with them.
 foreach(var GRAPHRF_BUILD_DIR PACKAGE_SOURCE_DIR WORK_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "package_test.cmake: -D${var}=... is required")
@@ -38,6 +40,9 @@ set(configure_args -S "${PACKAGE_SOURCE_DIR}" -B "${WORK_DIR}/build" -DCMAKE_BUI
                    "-DCMAKE_PREFIX_PATH=${prefix}")
 if(CXX_COMPILER)
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+endif()
+if(CXX_FLAGS)
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CXX_FLAGS}")
 endif()
 run_step("configure the downstream project" ${CMAKE_COMMAND} ${configure_args})
 run_step("build the downstream project" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")

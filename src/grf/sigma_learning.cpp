@@ -136,7 +136,8 @@ SigmaLearningResult learn_sigma(const DistributedGraph& g, const SigmaLearningOp
     for (int q = 0; q < m; ++q)
       for (int r = q; r < m; ++r) {
         dots[size_t(q)][size_t(r)] = Eigen::MatrixXd(x[size_t(q)] * Sparse(x[size_t(r)].transpose()));
-        dots[size_t(r)][size_t(q)] = dots[size_t(q)][size_t(r)].transpose();
+        // X_q X_q^T is its own transpose; assigning it to itself would alias (Eigen asserts on that).
+        if (r != q) dots[size_t(r)][size_t(q)] = dots[size_t(q)][size_t(r)].transpose();
       }
     for (int q = 0; q < m; ++q)
       for (int r = 0; r < m; ++r) {

@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graphrf_e2e as e2e  # noqa: E402
 
-PER_COMMAND_SECONDS = 180  # generous for a loaded 2-core CI machine; the slowest example takes ~20 s alone
+PER_COMMAND_SECONDS = 180 * e2e.TIME_SCALE  # generous for a loaded 2-core CI machine; the slowest example takes ~20 s alone
 
 
 def readme_blocks(language):
@@ -86,7 +86,7 @@ def run_example(command, directory):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, 9)
         out, err = p.communicate()
-        raise AssertionError("README example did not finish in %d s: %s\n%s\n%s" % (PER_COMMAND_SECONDS, command, out, err))
+        raise AssertionError("README example did not finish in %g s: %s\n%s\n%s" % (PER_COMMAND_SECONDS, command, out, err))
     seconds = time.monotonic() - start
     assert p.returncode == 0, "README example failed (exit %d): %s\n%s\n%s" % (p.returncode, command, out, err)
     return out, seconds

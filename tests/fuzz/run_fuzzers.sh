@@ -9,6 +9,7 @@ SECONDS_EACH=${1:-120}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 cmake -S tests/fuzz -B "$BUILD" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j2
+echo "fuzz: build took ${SECONDS} s"
 mkdir -p "$BUILD/artifacts"
 for format in edgelist mtx metis dimacs obj; do
   scratch="$BUILD/new-corpus/$format"
