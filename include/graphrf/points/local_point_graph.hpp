@@ -3,7 +3,7 @@
 // normalisation as build_point_graph gives for that cloud at any rank count (kNN union or mutual with ties by
 // id, or radius; an edge found from both ends kept once). Nodes are stored in Morton (Z-curve) order of their
 // coordinates, so the k-d tree queries, the walks and the attention pass touch memory close to their last
-// access (a 3x faster frame at N = 32768 than file order); `canonical` maps every node back.
+// access (a frame of N = 32768 took about half the time of file order); `canonical` maps every node back.
 #include "graphrf/graph/local_graph.hpp"
 #include "graphrf/points/point_cloud.hpp"
 #include "graphrf/points/point_graph.hpp"
