@@ -34,10 +34,8 @@ class LocalWalker {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
       const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
       const double deg = static_cast<double>(end - begin);
-      for (size_t k = begin; k < end; ++k) {
-        const double w = o.weights == WeightMode::normalized ? g.normalized_weight[k] : o.scale * g.weight[k];
-        factor_[k] = w * deg / keep;  // the engine's uniform-step factor, same operations
-      }
+      for (size_t k = begin; k < end; ++k)  // the engine's factor, so that loads agree to the last bit
+        factor_[k] = hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], keep);
     }
   }
 

@@ -58,11 +58,8 @@ class WalkSimulation {
       const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
       const double deg = static_cast<double>(end - begin);
       for (size_t k = begin; k < end; ++k) {
-        const double w = o.weights == WeightMode::normalized ? g.normalized_weight[k] : o.scale * g.weight[k];
-        // load *= W_vu / P(step v->u) / (1 - p): uniform steps pick u with 1/deg, weighted ones with a_vu/d_v.
         arcs_[k].target = g.col[k];
-        arcs_[k].factor = o.step == StepRule::uniform ? w * deg / keep
-                                                      : w * g.degree[static_cast<size_t>(i)] / (g.weight[k] * keep);
+        arcs_[k].factor = hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], keep);
       }
     }
     if (o.step == StepRule::weighted) {

@@ -143,6 +143,15 @@ inline void repelling_offsets(const WalkOptions& o, std::int64_t start_id, std::
   }
 }
 
+// The factor a walker's load is multiplied by on the arc v->u: W_vu / (P(step v->u) (1 - p)), with W_vu the
+// normalised or scaled weight (o.weights), uniform steps picking u with 1 / arcs(v) and weighted ones with
+// a_vu / d_v. `keep` is 1 - p.
+inline double hop_load_factor(const WalkOptions& o, double normalized_weight, double weight, double arcs_of_v,
+                              double degree_of_v, double keep) {
+  const double w = o.weights == WeightMode::normalized ? normalized_weight : o.scale * weight;
+  return o.step == StepRule::uniform ? w * arcs_of_v / keep : w * degree_of_v / (weight * keep);
+}
+
 // Index of the neighbour picked with probability weight/sum among `cumulative` (inclusive prefix sums).
 inline std::int64_t pick_weighted(const double* cumulative, std::int64_t n, std::uint64_t bits) {
   const double target = unit_uniform(bits) * cumulative[n - 1];
