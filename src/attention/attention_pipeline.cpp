@@ -26,20 +26,16 @@ void compute_features(const Communicator& comm, const QkvRows& qkv, int head, co
   r.phi_k = map->apply(k, FeatureRole::key, std::isfinite(key_shift) ? key_shift : 0.0);
 }
 
-NormalizerPolicy resolve_policy(const AttentionConfig& config, const HeadResult& r) {
+}  // namespace
+
+NormalizerPolicy resolve_normalizer_policy(const std::string& normalizer, double eps, std::span<const double> f,
+                                           FeatureKind features) {
   NormalizerPolicy p;
-  p.eps = config.normalizer_eps;
-  if (config.normalizer != "auto") {
-    p.action = parse_bad_normalizer(config.normalizer);
-    return p;
-  }
-  // A normaliser can only be <= 0 when f (alpha) or the features can be negative: then fail loudly.
-  const bool risky = has_negative(r.grf.f) || can_be_negative(config.features.kind);
-  p.action = risky ? BadNormalizer::error : BadNormalizer::clamp;
+  p.eps = eps;
+  if (normalizer != "auto") p.action = parse_bad_normalizer(normalizer);
+  else p.action = has_negative(f) || can_be_negative(features) ? BadNormalizer::error : BadNormalizer::clamp;
   return p;
 }
-
-}  // namespace
 
 std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& qkv, const AttentionConfig& config,
                                       const Log& log, const WalkLimits& limits) {
@@ -75,7 +71,7 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
       r.grf = compute_grf(g, r.kernel, walk, config.estimator, log, limits);
     }
     compute_features(comm, qkv, h, config, r);
-    r.policy = resolve_policy(config, r);
+    r.policy = resolve_normalizer_policy(config.normalizer, config.normalizer_eps, r.grf.f, config.features.kind);
     const RowMatrix& v = qkv.v[static_cast<size_t>(h)];
     if (config.estimator == GrfEstimator::asymmetric)
       r.output = asymmetric_masked_attention(g, r.grf.phi[0], r.phi_q, r.phi_k, v, r.policy, r.stats);

@@ -110,7 +110,6 @@ int run_bench_points(const CommandContext& ctx) {
     validate(config.walk);
     config.features.seed = scenes.seed;
     config.synthetic_d = config.synthetic_dv = vm["d"].as<int>();
-    config.policy.action = BadNormalizer::clamp;  // relu features and alpha >= 0: the normaliser is positive
   });
   std::optional<FrameAttention> attention;
   collective_try(comm, [&] { attention.emplace(config, config.synthetic_d); });

@@ -48,11 +48,8 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
     config.kernel = attention.kernel;
     config.walk = attention.walk;
     config.features = attention.features;
-    config.policy.eps = attention.normalizer_eps;
-    // auto: the normaliser can only be <= 0 when alpha or the features can be negative; then fail loudly.
-    config.policy.action = attention.normalizer != "auto" ? parse_bad_normalizer(attention.normalizer)
-                           : can_be_negative(attention.features.kind) ? BadNormalizer::error
-                                                                      : BadNormalizer::clamp;
+    config.normalizer = attention.normalizer;
+    config.normalizer_eps = attention.normalizer_eps;
     config.synthetic_d = synthetic[0];
     config.synthetic_dv = synthetic[1];
     stack = read_frame_stack(path);
@@ -60,10 +57,6 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
   if (!out_path.empty()) check_output_writable(comm, out_path);
   std::optional<FrameAttention> frames;
   collective_try(comm, [&] { frames.emplace(config, stack.has_qkv() ? stack.d_qk : config.synthetic_d); });
-  if (attention.normalizer == "auto" && has_negative(frames->alpha())) {  // as the single-graph path decides
-    config.policy.action = BadNormalizer::error;
-    frames.emplace(config, frames->d_qk());
-  }
   const int d_v = stack.has_qkv() ? stack.d_v : config.synthetic_dv;
   const auto split = split_frames(stack.offsets, comm.size());
   std::int64_t largest = 0;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/attention/qkv.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
@@ -28,6 +29,7 @@ const FrameConfig& checked(const FrameConfig& config) {
 FrameAttention::FrameAttention(const FrameConfig& config, int d_qk)
     : config_(checked(config)),
       alpha_(kernel_alpha(config.kernel, static_cast<int>(config.walk.max_length) + 1)),
+      policy_(resolve_normalizer_policy(config.normalizer, config.normalizer_eps, alpha_, config.features.kind)),
       map_(config.features, d_qk) {}
 
 // Synthetic Q/K/V rows are drawn per point id, and every frame's ids are 0 .. N_f - 1: draw them once for the
@@ -79,7 +81,7 @@ FrameAttention::Result FrameAttention::run(const Frame& frame, Times& times) con
   const RowMatrix phi_k = map_.apply(k, FeatureRole::key, std::isfinite(shift) ? shift : 0.0);
   RowMatrix out;
   try {
-    out = local_asymmetric_attention(phi, phi_q, phi_k, v, config_.policy, result.stats);
+    out = local_asymmetric_attention(phi, phi_q, phi_k, v, policy_, result.stats);
   } catch (const InputError& e) {
     throw InputError(where + ": " + e.what());
   }

@@ -105,7 +105,6 @@ FrameConfig frame_config() {
   c.features.seed = 17;
   c.synthetic_d = 6;
   c.synthetic_dv = 4;
-  c.policy.action = BadNormalizer::clamp;
   return c;
 }
 

@@ -2,6 +2,7 @@
 // GRF-masked attention for every head: walks (one ensemble per head, or one shared by all heads when only f
 // differs between them, reusing M_t), feature maps, the distributed masked attention and the unmasked
 // linear baseline with the same features.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct HeadResult {
   AttentionStats stats, linear_stats;
   NormalizerPolicy policy;
 };
+
+// --on-bad-normalizer: `auto` fails loudly (error) when f (alpha) or the features can be negative, the only way a
+// normaliser can be <= 0, and clamps otherwise; error | clamp | skip as given (InputError naming the option).
+NormalizerPolicy resolve_normalizer_policy(const std::string& normalizer, double eps, std::span<const double> f,
+                                           FeatureKind features);
 
 std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& qkv, const AttentionConfig& config,
                                       const Log& log, const WalkLimits& limits = {});

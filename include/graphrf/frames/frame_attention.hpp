@@ -5,6 +5,7 @@
 // (Alg. 2: the mask estimate is Phi itself), query/key features and masked attention. The rows equal what
 // `graphrf attention --points FRAME --estimator asymmetric` gives for the same frame and seed, at any rank count.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graphrf/attention/feature_map.hpp"
@@ -22,7 +23,8 @@ struct FrameConfig {
   KernelSpec kernel;
   WalkOptions walk;
   FeatureOptions features;
-  NormalizerPolicy policy;
+  std::string normalizer = "auto";  // --on-bad-normalizer (resolved with alpha as the single-graph path does)
+  double normalizer_eps = 1e-12;
   int synthetic_d = 8, synthetic_dv = 8;  // Q/K/V drawn per point id when the frame has none
 };
 
@@ -51,14 +53,12 @@ class FrameAttention {
   // InputError naming the frame for N_f < k + 1, a bad edge weight or a bad normaliser (policy error).
   Result run(const Frame& frame, Times& times) const;
 
-  const std::vector<double>& alpha() const { return alpha_; }
-  int d_qk() const { return map_.input_dim(); }
-
  private:
   const QkvRows& synthetic_rows(std::int64_t n) const;
 
   FrameConfig config_;
   std::vector<double> alpha_;
+  NormalizerPolicy policy_;
   FeatureMap map_;
   mutable QkvRows synthetic_;  // cache of synthetic_rows (one FrameAttention per thread)
 };
