@@ -556,6 +556,7 @@ void H5Output::write_rows_at_raw(const std::string& dataset, H5Element type, std
     std::string error = check_dataset_path(where, dataset);
     std::vector<hsize_t> dims;
     h5::Dataset ds;
+    std::uint64_t rows = 0;  // this rank's rows: n / (product of the trailing dimensions)
     if (error.empty()) {
       ds = h5::Dataset::checked(H5Dopen2(file_.get(), path.c_str(), H5P_DEFAULT), "open dataset", path);
       auto space = h5::Dataspace::checked(H5Dget_space(ds.get()), "get dataspace of", path);
@@ -563,7 +564,7 @@ void H5Output::write_rows_at_raw(const std::string& dataset, H5Element type, std
       H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
       std::uint64_t row_elems = 1;
       for (size_t i = 1; i < dims.size(); ++i) row_elems *= dims[i];
-      const std::uint64_t rows = row_elems == 0 ? 0 : n / row_elems;
+      rows = row_elems == 0 ? 0 : n / row_elems;
       if (dims.empty() || (row_elems > 0 && n % row_elems != 0) || first_row + rows > dims[0])
         error = where + ": " + rank_prefix(comm_) + std::to_string(n) + " values at row " + std::to_string(first_row) +
                 " do not fit the dataset's rows";
@@ -571,9 +572,7 @@ void H5Output::write_rows_at_raw(const std::string& dataset, H5Element type, std
     Fingerprint fp;
     fp.text("write_rows_at").text(dataset).value(type);
     agree(where, error, fp.get());
-    std::uint64_t row_elems = 1;
-    for (size_t i = 1; i < dims.size(); ++i) row_elems *= dims[i];
-    write_block(ds, path, native_type(type), element_size(type), data, first_row, row_elems == 0 ? 0 : n / row_elems, dims);
+    write_block(ds, path, native_type(type), element_size(type), data, first_row, rows, dims);
   });
 }
 
