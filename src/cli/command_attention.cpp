@@ -61,6 +61,7 @@ void add_attention_options(po::options_description& desc) {
   po::options_description output("output");
   output.add_options()
       ("save-grf", po::bool_switch(), "also write what `graphrf grf` writes")
+      ("by-length", po::bool_switch(), "with --save-grf: also write /grf_by_length, as `graphrf grf --by-length`")
       ("out", po::value<std::string>(), "HDF5 output (without it nothing is written)");
   desc.add(inputs).add(features).add(output);
 }
@@ -202,6 +203,7 @@ int run_attention_command(const CommandContext& ctx) {
     config.walk = walk_options_from(vm);
     config.estimator = parse_estimator(vm["estimator"].as<std::string>());
     config.shared_walks = vm["shared-walks"].as<bool>();
+    if (vm["by-length"].as<bool>() && !save_grf) throw InputError("--by-length: only with --save-grf (it adds to the GRFs written)");
     if (vm.count("head-betas") && (vm.count("alpha") || vm.count("f")))
       throw InputError(std::string("--head-betas and ") + (vm.count("alpha") ? "--alpha" : "--f") +
                        ": per-head betas set a named kernel's beta, which a series given directly does not have; give one of them");
@@ -338,7 +340,7 @@ int run_attention_command(const CommandContext& ctx) {
       }
       if (sampled) out.set_attribute("/attention/reference", "sampled_rows", errors.front().softmax.samples);
     }
-    if (save_grf) write_grf(out, g, heads[0].grf, heads[0].kernel, config.walk);
+    if (save_grf) write_grf(out, g, heads[0].grf, heads[0].kernel, config.walk, vm["by-length"].as<bool>());
     out.commit();
     log.info("wrote       " + out_path + " in " + fmt(phase.seconds(), 2) + " s");
     phases.add("write", phase.seconds());

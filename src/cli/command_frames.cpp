@@ -20,7 +20,7 @@ void refuse_single_graph_options(const po::variables_map& vm) {
   for (const char* name : refused)
     if (vm.count(name)) throw InputError(std::string("--frames and --") + name + ": give one of them (the frames file holds the points and Q/K/V)");
   if (!vm["graph"].defaulted()) throw InputError("--frames and --graph: give one of them");
-  const char* switches[] = {"shared-walks", "save-grf", "reference"};
+  const char* switches[] = {"shared-walks", "save-grf", "by-length", "reference"};
   for (const char* name : switches)
     if (vm.count(name) && vm[name].as<bool>()) throw InputError(std::string("--frames and --") + name + ": not available with --frames");
   if (vm["heads"].as<int>() != 1) throw InputError("--frames: one head (got --heads " + std::to_string(vm["heads"].as<int>()) + ")");

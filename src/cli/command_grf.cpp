@@ -28,7 +28,9 @@ void add_grf_options(po::options_description& desc) {
   po::options_description output("estimator and output");
   output.add_options()
       ("estimator", po::value<std::string>()->default_value("symmetric"), "symmetric | two-ensembles | asymmetric")
-      ("out", po::value<std::string>(), "HDF5 output (without it nothing is written)");
+      ("out", po::value<std::string>(), "HDF5 output (without it nothing is written)")
+      ("by-length", po::bool_switch(), "also write /grf_by_length (M_t for every walk length t, to re-weight f without "
+                                       "walking again; 1.5x the bytes of /grf)");
   desc.add(output);
 }
 
@@ -150,7 +152,7 @@ int run_grf(const CommandContext& ctx) {
     H5Output out(comm, out_path);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, walk.seed);
     write_nodes(out, g);
-    write_grf(out, g, run, kernel, walk);
+    write_grf(out, g, run, kernel, walk, ctx.vm["by-length"].as<bool>());
     out.set_attribute("/grf", "nnz_per_row_min", nnz.min);
     out.set_attribute("/grf", "nnz_per_row_mean", nnz.mean);
     out.set_attribute("/grf", "nnz_per_row_max", nnz.max);

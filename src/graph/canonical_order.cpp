@@ -53,6 +53,44 @@ void CanonicalOrder::plan(std::vector<std::int64_t>& row_counts, std::vector<std
   });
 }
 
+RaggedRoute::RaggedRoute(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr)
+    : order_(&order), local_indptr_(local_indptr.begin(), local_indptr.end()) {
+  if (order.internal_is_canonical()) {
+    block_indptr_ = local_indptr_;
+    return;
+  }
+  std::vector<std::int64_t> row_counts;
+  order.plan(row_counts, send_rows_);
+  // Per row sent: (canonical index, entry count).
+  const auto& canonical = order.graph_->canonical_index;
+  std::vector<std::int64_t> header(2 * send_rows_.size());
+  Counts header_counts(row_counts.size());
+  entry_counts_.assign(row_counts.size(), 0);
+  std::size_t k = 0;
+  for (std::size_t r = 0; r < row_counts.size(); ++r) {
+    header_counts[r] = 2 * row_counts[r];
+    for (std::int64_t j = 0; j < row_counts[r]; ++j, ++k) {
+      const auto i = static_cast<std::size_t>(send_rows_[k]);
+      header[2 * k] = canonical[i];
+      header[2 * k + 1] = local_indptr_[i + 1] - local_indptr_[i];
+      entry_counts_[r] += header[2 * k + 1];
+    }
+  }
+  const std::vector<std::int64_t> got = order.comm().alltoallv(header, header_counts);
+  const std::int64_t first = order.blocks().first(order.comm().rank());
+  const auto rows = static_cast<std::size_t>(order.block_rows());
+  block_indptr_.assign(rows + 1, 0);
+  received_at_.assign(rows, 0);
+  std::int64_t offset = 0;
+  for (std::size_t m = 0; m < got.size() / 2; ++m) {
+    const auto row = static_cast<std::size_t>(got[2 * m] - first);
+    block_indptr_[row + 1] = got[2 * m + 1];
+    received_at_[row] = offset;
+    offset += got[2 * m + 1];
+  }
+  for (std::size_t row = 0; row < rows; ++row) block_indptr_[row + 1] += block_indptr_[row];
+}
+
 std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vector<std::int64_t>& block_indptr) {
   const std::int64_t base = comm.exscan_sum(block_indptr.back());
   std::vector<std::int64_t> out(block_indptr.begin(), block_indptr.end() - (comm.rank() + 1 == comm.size() ? 0 : 1));
@@ -60,24 +98,34 @@ std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vec
   return out;
 }
 
+namespace {
+
+bool rows_ascending(std::span<const std::int64_t> indptr, std::span<const std::int64_t> columns) {
+  for (std::size_t row = 0; row + 1 < indptr.size(); ++row)
+    for (auto k = static_cast<std::size_t>(indptr[row]) + 1; k < static_cast<std::size_t>(indptr[row + 1]); ++k)
+      if (columns[k] < columns[k - 1]) return false;
+  return true;
+}
+
+}  // namespace
+
 void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::string& group,
                     std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
                     std::span<const double> data) {
-  struct Entry {
-    std::int64_t column;
-    double value;
-  };
-  std::vector<Entry> entries(columns.size());
-  for (std::size_t k = 0; k < entries.size(); ++k) entries[k] = {columns[k], data[k]};
-  const CanonicalRaggedBlock<Entry> block = route_sparse_rows(
-      order, local_indptr, std::move(entries), [](const Entry& a, const Entry& b) { return a.column < b.column; });
-  std::vector<std::int64_t> indices(block.entries.size());
-  std::vector<double> values(block.entries.size());
-  for (std::size_t k = 0; k < block.entries.size(); ++k) {
-    indices[k] = block.entries[k].column;
-    values[k] = block.entries[k].value;
+  // One rank or a block partition with rows sorted already (the usual case): written as they are, without copies.
+  if (order.internal_is_canonical() && rows_ascending(local_indptr, columns)) {
+    out.write_csr(group, order.n_global(), local_indptr, columns, data);
+    return;
   }
-  out.write_csr(group, order.n_global(), block.indptr, indices, values);
+  const RaggedRoute route(order, local_indptr);
+  std::vector<std::int64_t> indices = route.move<std::int64_t>(order.to_canonical(columns));
+  std::vector<double> values = route.move(data);
+  const RowSort sort(route.block_indptr(), [&](std::int64_t a, std::int64_t b) {
+    return indices[static_cast<std::size_t>(a)] < indices[static_cast<std::size_t>(b)];
+  });
+  sort.apply(indices);
+  sort.apply(values);
+  out.write_csr(group, order.n_global(), route.block_indptr(), indices, values);
 }
 
 void write_node_dense_square(H5Output& out, const CanonicalOrder& order, const std::string& dataset,

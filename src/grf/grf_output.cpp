@@ -23,29 +23,38 @@ void write_walk_statistics(H5Output& out, const std::string& group, const WalkSt
   out.set_attribute(launch, "cross_rank_hops", s.cross_rank_hops);
 }
 
-// M_t in canonical order: rows routed, columns translated, entries sorted by column, then length.
+// True when the entries of every row are in ascending (column, length) order.
+bool rows_sorted_by_column_and_length(const LengthResolvedGrf& m) {
+  for (std::size_t row = 0; row + 1 < m.indptr.size(); ++row)
+    for (auto k = static_cast<std::size_t>(m.indptr[row]) + 1; k < static_cast<std::size_t>(m.indptr[row + 1]); ++k)
+      if (m.col[k] < m.col[k - 1] || (m.col[k] == m.col[k - 1] && m.length[k] < m.length[k - 1])) return false;
+  return true;
+}
+
+// M_t in canonical order: rows routed, columns translated, entries sorted by column, then length. When the internal
+// order is the canonical one and the rows are sorted already (one rank, block partitions), the arrays are written
+// as they are, without copies.
 void write_length_resolved(H5Output& out, const CanonicalOrder& order, const std::string& group,
                            const LengthResolvedGrf& m) {
-  struct Entry {
-    std::int64_t column;
-    std::int32_t length;
-    double value;
-  };
-  std::vector<Entry> entries(m.col.size());
-  for (std::size_t k = 0; k < entries.size(); ++k) entries[k] = {m.col[k], m.length[k], m.value[k]};
-  const CanonicalRaggedBlock<Entry> block =
-      route_sparse_rows(order, m.indptr, std::move(entries), [](const Entry& a, const Entry& b) {
-        return a.column != b.column ? a.column < b.column : a.length < b.length;
-      });
-  std::vector<std::int64_t> indices(block.entries.size());
-  std::vector<std::int32_t> length(block.entries.size());
-  std::vector<double> value(block.entries.size());
-  for (std::size_t k = 0; k < block.entries.size(); ++k) {
-    indices[k] = block.entries[k].column;
-    length[k] = block.entries[k].length;
-    value[k] = block.entries[k].value;
+  if (order.internal_is_canonical() && rows_sorted_by_column_and_length(m)) {
+    out.write_rows<std::int64_t>(group + "/indptr", global_indptr(order.comm(), m.indptr));
+    out.write_rows<std::int64_t>(group + "/indices", m.col);
+    out.write_rows<std::int32_t>(group + "/length", m.length);
+    out.write_rows<double>(group + "/data", m.value);
+    return;
   }
-  out.write_rows<std::int64_t>(group + "/indptr", global_indptr(order.comm(), block.indptr));
+  const RaggedRoute route(order, m.indptr);
+  std::vector<std::int64_t> indices = route.move<std::int64_t>(order.to_canonical(m.col));
+  std::vector<std::int32_t> length = route.move(m.length);
+  std::vector<double> value = route.move(m.value);
+  const RowSort sort(route.block_indptr(), [&](std::int64_t a, std::int64_t b) {
+    const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
+    return indices[i] != indices[j] ? indices[i] < indices[j] : length[i] < length[j];
+  });
+  sort.apply(indices);
+  sort.apply(length);
+  sort.apply(value);
+  out.write_rows<std::int64_t>(group + "/indptr", global_indptr(order.comm(), route.block_indptr()));
   out.write_rows<std::int64_t>(group + "/indices", indices);
   out.write_rows<std::int32_t>(group + "/length", length);
   out.write_rows<double>(group + "/data", value);
@@ -54,20 +63,22 @@ void write_length_resolved(H5Output& out, const CanonicalOrder& order, const std
 }  // namespace
 
 void write_grf(H5Output& out, const DistributedGraph& g, const GrfRun& run, const KernelSpec& kernel,
-               const WalkOptions& walk) {
+               const WalkOptions& walk, bool with_by_length) {
   const CanonicalOrder order(g);
   const std::int64_t n = g.n_global();
   for (size_t e = 0; e < run.phi.size(); ++e) {
     const std::string name = e == 0 ? "/grf" : "/grf" + std::to_string(e + 1);
     const SparseRows& phi = run.phi[e];
     write_node_csr(out, order, name, phi.indptr, phi.col, phi.value);
-    const std::string by_length = e == 0 ? "/grf_by_length" : "/grf" + std::to_string(e + 1) + "_by_length";
-    write_length_resolved(out, order, by_length, run.by_length[e]);
-    const std::int64_t shape[2] = {n, n};
-    out.set_attribute(by_length, "shape", std::span<const std::int64_t>(shape, 2));
-    out.set_attribute(by_length, "max_length", walk.max_length);
-    out.set_attribute(by_length, "description",
-                      std::string("M_t[i, q] = (1/n) sum of loads of walks from i at q after t hops; Phi = sum_t f_t M_t"));
+    if (with_by_length) {
+      const std::string by_length = e == 0 ? "/grf_by_length" : "/grf" + std::to_string(e + 1) + "_by_length";
+      write_length_resolved(out, order, by_length, run.by_length[e]);
+      const std::int64_t shape[2] = {n, n};
+      out.set_attribute(by_length, "shape", std::span<const std::int64_t>(shape, 2));
+      out.set_attribute(by_length, "max_length", walk.max_length);
+      out.set_attribute(by_length, "description",
+                        std::string("M_t[i, q] = (1/n) sum of loads of walks from i at q after t hops; Phi = sum_t f_t M_t"));
+    }
     write_walk_statistics(out, e == 0 ? "/walks" : "/walks" + std::to_string(e + 1), run.walks[e], walk.walkers);
   }
   out.write_replicated<double>("/kernel/f", run.f);

@@ -146,7 +146,8 @@ def test_two_heads_with_their_own_walks():
     with e2e.TempDir() as d:
         graph, ids = graph_file(d)
         qkv, q, k, v = make_qkv(d, ids, seed=1)
-        r, o = attention(2, d, "heads", graph, "--qkv", qkv, "--save-grf", "--head-betas", "1,2", "--walkers", 8)
+        r, o = attention(2, d, "heads", graph, "--qkv", qkv, "--save-grf", "--by-length", "--head-betas", "1,2",
+                         "--walkers", 8)
         ctx = r.describe()
         assert o.output.shape == o.linear.shape == (N, HEADS, DV), ctx
         assert o.nnz.shape == (N, HEADS) and o.denominator_min.shape == (HEADS,), ctx

@@ -31,7 +31,7 @@ EXCLUDE = ["--exclude-attribute", "/", "--exclude-path", "/config", "--exclude-p
 COMMANDS = {
     "info": ["info"],
     "grf": ["grf", "--walkers", "8", "--p-halt", "0.3", "--max-length", "6", "--estimator", "two-ensembles",
-            "--seed", "11"],
+            "--seed", "11", "--by-length"],
     "attention_relu": ["attention", "--feature", "relu", "--walkers", "8", "--p-halt", "0.4", "--seed", "5"],
     "attention_favor": ["attention", "--feature", "favor", "--num-features", "16", "--draw", "orthogonal",
                         "--heads", "2", "--walkers", "8", "--p-halt", "0.4", "--seed", "5"],

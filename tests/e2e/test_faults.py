@@ -233,7 +233,7 @@ def test_disk_full():
             with open(path, "wb") as f:
                 f.write(SENTINEL)
         # /grf_by_length alone is several MB here; the partition file is 320 KB.
-        expect_disk_full(["grf", "--graph", "grid:64x64", "--walkers", "16", "--out", grf_out], None, grf_out,
+        expect_disk_full(["grf", "--graph", "grid:64x64", "--walkers", "16", "--by-length", "--out", grf_out], None, grf_out,
                          "graphrf: error: ")
         expect_disk_full(["--graph", "grid:400x400", "--parts", "2", "--method", "block", "--out", parts_out],
                          e2e.GRAPHRF_PARTITION, parts_out, "graphrf-partition: error: ")

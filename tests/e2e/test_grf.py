@@ -93,7 +93,7 @@ def karate_file(directory):
 
 def grf(np_, directory, name, graph, *options):
     out = os.path.join(directory, name + ".h5")
-    r = e2e.run(np_, ["grf", "--graph", graph, "--out", out] + [str(o) for o in options])
+    r = e2e.run(np_, ["grf", "--graph", graph, "--by-length", "--out", out] + [str(o) for o in options])
     assert r.graphrf_errors() == [], r.describe()
     assert not os.path.exists(out + ".partial")
     return r, GrfFile(out)
@@ -305,6 +305,25 @@ def test_two_ensembles_and_asymmetric():
         expected = relative_frobenius(asym.by_id().toarray(), exact)
         attr = asym.kernel_attrs["relative_frobenius_error"]
         assert abs(attr - expected) <= 1e-10 * expected, (attr, expected)
+
+
+def test_by_length_only_on_request():
+    """Without --by-length the file has no /grf_by_length and the same /grf, bit for bit (np 1 writes the
+    arrays directly, np 3 with METIS routes them: both paths)."""
+    with e2e.TempDir() as d:
+        graph, _ = grid_file(d)
+        for np_, partition in ((1, "block"), (3, "metis")):
+            _, full = grf(np_, d, "full%d" % np_, graph, "--seed", 3, "--partition", partition)
+            out = os.path.join(d, "plain%d.h5" % np_)
+            r = e2e.run(np_, ["grf", "--graph", graph, "--seed", "3", "--partition", partition, "--out", out])
+            assert r.graphrf_errors() == [], r.describe()
+            with h5py.File(out, "r") as f:
+                names = set()
+                f.visit(names.add)
+                plain = e2e.read_csr(f["grf"])
+            assert not any(n.startswith("grf_by_length") for n in names), names
+            assert {"grf/data", "grf/indices", "grf/indptr", "kernel/f", "walks/length_histogram"} <= names, names
+            assert (plain != full.grf).nnz == 0 and np.array_equal(plain.indices, full.grf.indices)
 
 
 def test_without_out_nothing_is_written():

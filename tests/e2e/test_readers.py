@@ -25,7 +25,7 @@ def test_anndata_reads_grf_and_graph():
         info, grf = os.path.join(d, "info.h5"), os.path.join(d, "grf.h5")
         e2e.run(3, ["info", "--graph", graph, "--partition", "metis", "--quiet", "--out", info])
         e2e.run(3, ["grf", "--graph", graph, "--partition", "metis", "--walkers", "16", "--seed", "4", "--quiet",
-                    "--out", grf])
+                    "--by-length", "--out", grf])
         expected_graph = e2e.read_graph(graph).matrix(True)
         for path, name in ((info, "graph"), (grf, "grf")):
             with h5py.File(path, "r") as f:

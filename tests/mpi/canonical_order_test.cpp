@@ -95,20 +95,57 @@ void check_canonical_order(const DistributedGraph& g, const std::string& label) 
   for (size_t k = 0; k < internal.size(); ++k)
     EXPECT_EQ(canonical[k], canonical_of(ids, id_of_internal[static_cast<size_t>(internal[k])])) << "internal " << internal[k];
 
-  // route_ragged: node with id v has v % 4 entries v * 10 + j.
+  // RaggedRoute: node with id v has v % 4 entries v * 10 + j, and as a second array the same entries negated.
   std::vector<std::int64_t> indptr{0}, entries;
+  std::vector<double> negated;
   for (auto id : g.original_id) {
-    for (std::int64_t j = 0; j < id % 4; ++j) entries.push_back(id * 10 + j);
+    for (std::int64_t j = 0; j < id % 4; ++j) {
+      entries.push_back(id * 10 + j);
+      negated.push_back(-static_cast<double>(id * 10 + j));
+    }
     indptr.push_back(static_cast<std::int64_t>(entries.size()));
   }
-  const CanonicalRaggedBlock<std::int64_t> ragged = order.route_ragged<std::int64_t>(indptr, entries);
-  ASSERT_EQ(static_cast<std::int64_t>(ragged.indptr.size()), order.block_rows() + 1);
-  EXPECT_EQ(ragged.indptr[0], 0);
-  EXPECT_EQ(ragged.indptr.back(), static_cast<std::int64_t>(ragged.entries.size()));
+  const RaggedRoute route(order, indptr);
+  const std::vector<std::int64_t> routed = route.move(entries);
+  const std::vector<double> routed_negated = route.move(negated);
+  const std::vector<std::int64_t>& block_indptr = route.block_indptr();
+  ASSERT_EQ(static_cast<std::int64_t>(block_indptr.size()), order.block_rows() + 1);
+  EXPECT_EQ(block_indptr[0], 0);
+  EXPECT_EQ(block_indptr.back(), static_cast<std::int64_t>(routed.size()));
+  ASSERT_EQ(routed_negated.size(), routed.size());
   for (std::int64_t r = 0; r < order.block_rows(); ++r) {
     const std::int64_t id = ids[static_cast<size_t>(first + r)];
-    ASSERT_EQ(ragged.indptr[size_t(r) + 1] - ragged.indptr[size_t(r)], id % 4) << "id " << id;
-    for (std::int64_t j = 0; j < id % 4; ++j) EXPECT_EQ(ragged.entries[size_t(ragged.indptr[size_t(r)] + j)], id * 10 + j);
+    ASSERT_EQ(block_indptr[size_t(r) + 1] - block_indptr[size_t(r)], id % 4) << "id " << id;
+    for (std::int64_t j = 0; j < id % 4; ++j) {
+      const auto k = static_cast<size_t>(block_indptr[size_t(r)] + j);
+      EXPECT_EQ(routed[k], id * 10 + j);
+      EXPECT_EQ(routed_negated[k], -static_cast<double>(id * 10 + j));
+    }
+  }
+
+  // RowSort: reversing each block row, then sorting it by value, restores it; ties keep their input order.
+  {
+    std::vector<std::int64_t> shuffled = routed, tag(routed.size());
+    for (std::size_t row = 0; row + 1 < block_indptr.size(); ++row)
+      std::reverse(shuffled.begin() + block_indptr[row], shuffled.begin() + block_indptr[row + 1]);
+    for (std::size_t k = 0; k < shuffled.size(); ++k) tag[k] = static_cast<std::int64_t>(k);
+    // Compare by value / 2: entries 10v and 10v + 1 tie, so a stable sort keeps the reversed pair's order.
+    const RowSort sort(block_indptr, [&](std::int64_t a, std::int64_t b) {
+      return shuffled[size_t(a)] / 2 < shuffled[size_t(b)] / 2;
+    });
+    std::vector<std::int64_t> sorted = shuffled;
+    sort.apply(sorted);
+    sort.apply(tag);
+    for (std::size_t row = 0; row + 1 < block_indptr.size(); ++row) {
+      const auto begin = static_cast<size_t>(block_indptr[row]), end = static_cast<size_t>(block_indptr[row + 1]);
+      for (std::size_t k = begin; k < end; ++k) {
+        EXPECT_EQ(sorted[k], shuffled[size_t(tag[k])]);  // the same permutation moved both arrays
+        if (k > begin) {
+          EXPECT_LE(sorted[k - 1] / 2, sorted[k] / 2);
+          if (sorted[k - 1] / 2 == sorted[k] / 2) EXPECT_LT(tag[k - 1], tag[k]) << "ties keep their input order";
+        }
+      }
+    }
   }
 
   // Files: /nodes/id ascending, /nodes/partition the rank that owned each node, /graph as the gathered entries

@@ -10,6 +10,7 @@
 // block partitioner, any partition that keeps ranks' id ranges in order), each rank's block is its own rows and
 // nothing moves. Every function is collective.
 #include <algorithm>
+#include <numeric>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -20,13 +21,6 @@
 #include "graphrf/mpi/block_distribution.hpp"
 
 namespace graphrf {
-
-// A variable-length row per node (CSR pieces) after routing: this rank's canonical block.
-template <class Entry>
-struct CanonicalRaggedBlock {
-  std::vector<std::int64_t> indptr;  // block rows + 1, starting at 0
-  std::vector<Entry> entries;
-};
 
 class CanonicalOrder {
  public:
@@ -47,14 +41,11 @@ class CanonicalOrder {
   template <class T>
   std::vector<T> route_rows(std::span<const T> local, std::size_t width) const;
 
-  // Variable-length rows: entries of local row i are [indptr[i], indptr[i+1]) -> this rank's canonical block.
-  template <class Entry>
-  CanonicalRaggedBlock<Entry> route_ragged(std::span<const std::int64_t> local_indptr,
-                                           std::span<const Entry> entries) const;
-
  private:
+  friend class RaggedRoute;
   // Send counts per destination rank and the order (local rows grouped by destination) to pack them in.
   void plan(std::vector<std::int64_t>& row_counts, std::vector<std::int64_t>& order) const;
+
 
   const Communicator* comm_;
   const DistributedGraph* graph_;
@@ -84,12 +75,48 @@ void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::strin
 void write_node_dense_square(H5Output& out, const CanonicalOrder& order, const std::string& dataset,
                              std::span<const double> local);
 
-// Sparse rows whose entries carry a `column` member holding an internal global index: routed to this rank's
-// canonical block with `column` translated to the canonical index and each row sorted by `before` (a strict weak
-// order on entries, e.g. by column, then by length; ties keep their input order).
-template <class Entry, class Before>
-CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr,
-                                              std::vector<Entry> entries, Before before);
+// Variable-length rows (CSR pieces: the entries of local row i are [indptr[i], indptr[i+1])) on their way to this
+// rank's canonical block. The plan is made once (one all-to-all of row headers); then each array of entries
+// (columns, values, lengths: kept apart, never packed into records) moves with one all-to-all of its own.
+class RaggedRoute {
+ public:
+  RaggedRoute(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr);  // collective
+
+  // indptr of this rank's canonical block, starting at 0.
+  const std::vector<std::int64_t>& block_indptr() const { return block_indptr_; }
+  // One array of entries, in local row order -> in canonical block row order (collective).
+  template <class T>
+  std::vector<T> move(std::span<const T> entries) const;
+  template <class T>
+  std::vector<T> move(const std::vector<T>& entries) const { return move(std::span<const T>(entries)); }
+
+ private:
+  const CanonicalOrder* order_;
+  std::vector<std::int64_t> local_indptr_;
+  std::vector<std::int64_t> send_rows_;  // local rows grouped by destination rank
+  Counts entry_counts_;                  // entries sent to each rank
+  std::vector<std::int64_t> block_indptr_;
+  std::vector<std::int64_t> received_at_;  // where each block row starts in the received entries
+};
+
+// The rows of a block whose entries are out of order, with the stable order that sorts each: apply() then puts
+// every array of the block (columns, values, ...) in that order. Rows are mostly sorted already (a rank's internal
+// indices follow canonical order), so only the exceptions are stored.
+class RowSort {
+ public:
+  // `before(a, b)`: entry a (an index into the block's arrays) goes before entry b. Ties keep their input order.
+  template <class Before>
+  RowSort(const std::vector<std::int64_t>& indptr, Before before);
+  template <class T>
+  void apply(std::vector<T>& entries) const;
+
+ private:
+  struct Row {
+    std::int64_t begin;
+    std::vector<std::int64_t> order;  // entry indices in sorted order
+  };
+  std::vector<Row> rows_;
+};
 
 // The global CSR indptr slice of this rank's block for H5Output::write_rows (the last rank adds the end).
 std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vector<std::int64_t>& block_indptr);
@@ -121,79 +148,45 @@ std::vector<T> CanonicalOrder::route_rows(std::span<const T> local, std::size_t 
   return block;
 }
 
-template <class Entry>
-CanonicalRaggedBlock<Entry> CanonicalOrder::route_ragged(std::span<const std::int64_t> local_indptr,
-                                                         std::span<const Entry> entries) const {
-  if (internal_is_canonical_)
-    return {std::vector<std::int64_t>(local_indptr.begin(), local_indptr.end()),
-            std::vector<Entry>(entries.begin(), entries.end())};
-  std::vector<std::int64_t> row_counts, order;
-  plan(row_counts, order);
-  // Per row: (canonical index, length); then the entries, rows in the same order.
-  std::vector<std::int64_t> header(2 * order.size());
-  std::vector<Entry> packed;
+template <class T>
+std::vector<T> RaggedRoute::move(std::span<const T> entries) const {
+  if (order_->internal_is_canonical()) return std::vector<T>(entries.begin(), entries.end());
+  std::vector<T> packed;
   packed.reserve(entries.size());
-  Counts entry_counts(row_counts.size(), 0), header_counts(row_counts.size());
-  std::size_t k = 0;
-  for (std::size_t r = 0; r < row_counts.size(); ++r) {
-    header_counts[r] = 2 * row_counts[r];
-    for (std::int64_t j = 0; j < row_counts[r]; ++j, ++k) {
-      const auto i = static_cast<std::size_t>(order[k]);
-      const std::int64_t begin = local_indptr[i], end = local_indptr[i + 1];
-      header[2 * k] = graph_->canonical_index[i];
-      header[2 * k + 1] = end - begin;
-      packed.insert(packed.end(), entries.begin() + begin, entries.begin() + end);
-      entry_counts[r] += end - begin;
-    }
+  for (const std::int64_t row : send_rows_) {
+    const auto r = static_cast<std::size_t>(row);
+    packed.insert(packed.end(), entries.begin() + local_indptr_[r], entries.begin() + local_indptr_[r + 1]);
   }
-  const std::vector<std::int64_t> got_header = comm_->alltoallv(header, header_counts);
-  const std::vector<Entry> got = comm_->alltoallv(packed, entry_counts);
-  const std::int64_t first = blocks_.first(comm_->rank());
-  const std::size_t rows = static_cast<std::size_t>(block_rows());
-  CanonicalRaggedBlock<Entry> block;
-  block.indptr.assign(rows + 1, 0);
-  std::vector<std::int64_t> source(rows, 0);  // where each canonical row starts in `got`
-  std::int64_t offset = 0;
-  for (std::size_t m = 0; m < got_header.size() / 2; ++m) {
-    const auto row = static_cast<std::size_t>(got_header[2 * m] - first);
-    block.indptr[row + 1] = got_header[2 * m + 1];
-    source[row] = offset;
-    offset += got_header[2 * m + 1];
-  }
-  for (std::size_t row = 0; row < rows; ++row) block.indptr[row + 1] += block.indptr[row];
-  block.entries.resize(got.size());
-  for (std::size_t row = 0; row < rows; ++row)
-    std::copy_n(got.begin() + source[row], block.indptr[row + 1] - block.indptr[row],
-                block.entries.begin() + block.indptr[row]);
+  const std::vector<T> got = order_->comm().alltoallv(packed, entry_counts_);
+  std::vector<T> block(got.size());
+  for (std::size_t row = 0; row + 1 < block_indptr_.size(); ++row)
+    std::copy_n(got.begin() + received_at_[row], block_indptr_[row + 1] - block_indptr_[row],
+                block.begin() + block_indptr_[row]);
   return block;
 }
 
-template <class Entry, class Before>
-CanonicalRaggedBlock<Entry> route_sparse_rows(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr,
-                                              std::vector<Entry> entries, Before before) {
-  if (!order.internal_is_canonical()) {
-    std::vector<std::int64_t> columns(entries.size());
-    for (std::size_t k = 0; k < entries.size(); ++k) columns[k] = entries[k].column;
-    const std::vector<std::int64_t> canonical = order.to_canonical(columns);
-    for (std::size_t k = 0; k < entries.size(); ++k) entries[k].column = canonical[k];
+template <class Before>
+RowSort::RowSort(const std::vector<std::int64_t>& indptr, Before before) {
+  for (std::size_t row = 0; row + 1 < indptr.size(); ++row) {
+    const std::int64_t begin = indptr[row], end = indptr[row + 1];
+    bool sorted = true;
+    for (std::int64_t k = begin + 1; k < end && sorted; ++k) sorted = !before(k, k - 1);
+    if (sorted) continue;
+    Row r{begin, std::vector<std::int64_t>(static_cast<std::size_t>(end - begin))};
+    std::iota(r.order.begin(), r.order.end(), begin);
+    std::stable_sort(r.order.begin(), r.order.end(), before);
+    rows_.push_back(std::move(r));
   }
-  CanonicalRaggedBlock<Entry> block = order.internal_is_canonical()
-                                          ? CanonicalRaggedBlock<Entry>{{local_indptr.begin(), local_indptr.end()},
-                                                                        std::move(entries)}
-                                          : order.route_ragged<Entry>(local_indptr, entries);
-  // Rows are mostly sorted already (a rank's internal indices follow canonical order): skip sorted rows, and sort
-  // short ones by insertion (stable, without the buffer std::stable_sort allocates per call).
-  for (std::size_t row = 0; row + 1 < block.indptr.size(); ++row) {
-    const auto begin = block.entries.begin() + block.indptr[row], end = block.entries.begin() + block.indptr[row + 1];
-    if (std::is_sorted(begin, end, before)) continue;
-    if (end - begin > 32) {
-      std::stable_sort(begin, end, before);
-      continue;
-    }
-    for (auto it = begin; it != end; ++it)
-      for (auto j = it; j != begin && before(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+}
+
+template <class T>
+void RowSort::apply(std::vector<T>& entries) const {
+  std::vector<T> scratch;
+  for (const Row& row : rows_) {
+    scratch.clear();
+    for (const std::int64_t k : row.order) scratch.push_back(entries[static_cast<std::size_t>(k)]);
+    std::copy(scratch.begin(), scratch.end(), entries.begin() + row.begin);
   }
-  return block;
 }
 
 template <class T>
