@@ -46,11 +46,12 @@ void CanonicalOrder::plan(std::vector<std::int64_t>& row_counts, std::vector<std
     destination[i] = blocks_.owner(canonical[i]);
     ++row_counts[static_cast<std::size_t>(destination[i])];
   }
+  // Counting sort by destination: stable, one pass.
+  std::vector<std::int64_t> next(row_counts.size(), 0);
+  for (std::size_t r = 1; r < next.size(); ++r) next[r] = next[r - 1] + row_counts[r - 1];
   order.resize(canonical.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    return destination[static_cast<std::size_t>(a)] < destination[static_cast<std::size_t>(b)];
-  });
+  for (std::size_t i = 0; i < canonical.size(); ++i)
+    order[static_cast<std::size_t>(next[static_cast<std::size_t>(destination[i])]++)] = static_cast<std::int64_t>(i);
 }
 
 RaggedRoute::RaggedRoute(const CanonicalOrder& order, std::span<const std::int64_t> local_indptr)
