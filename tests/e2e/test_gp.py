@@ -4,6 +4,7 @@
     sparse; /gp/y and /gp/split agree with the observation and test files; the posterior mean and samples are
     bitwise the same at 1 rank (block partition) and 2 ranks (METIS); the learning trace has one entry per
     iteration; --reference writes the exact-kernel figures;
+  * observations from HDF5 (/obs/id, /obs/y, in another order) give bitwise the outputs of the CSV file;
   * bad observations (an id that is not a node, a repeated id, a non-finite y, a test id without observation)
     end the run with one error line naming the file and line, and no output.
 """
@@ -75,6 +76,44 @@ def test_learning_trace_and_reference():
         assert reference["kl"] >= 0 and reference["learned_sigma_f"] > 0
         result = r.result()
         assert abs(float(result["sigma_f"]) - theta["sigma_f"]) < 1e-5
+
+
+def write_h5_observations(path, ids, y):
+    with h5py.File(path, "w") as f:
+        f["obs/id"] = np.asarray(ids, dtype=np.int64)
+        f["obs/y"] = np.asarray(y, dtype=float)
+    return path
+
+
+def test_hdf5_observations_equal_csv():
+    """/obs/id, /obs/y in HDF5 (in another order than the CSV) give bitwise the same outputs as the CSV file;
+    a bad HDF5 file names the file and the entry."""
+    with e2e.TempDir() as d:
+        graph, obs, tests, ids, observed, y = setup(d)
+        order = np.random.default_rng(9).permutation(len(observed))
+        h5obs = write_h5_observations(os.path.join(d, "obs.h5"), observed[order], y[order])
+        common = ["gp", "--graph", graph, "--test", tests, "--walkers", "8", "--samples", "4", "--iterations", "3",
+                  "--quiet"]
+        csv_out, h5_out = os.path.join(d, "csv.h5"), os.path.join(d, "h5.h5")
+        e2e.run(2, common + ["--observations", obs, "--out", csv_out])
+        e2e.run(3, common + ["--observations", h5obs, "--partition", "metis", "--out", h5_out])
+        a, theta_a, metrics_a, _, _ = read(csv_out)
+        b, theta_b, metrics_b, _, _ = read(h5_out)
+        for key in ("mean", "variance", "samples", "split", "y"):
+            assert np.array_equal(a[key], b[key], equal_nan=True), key + " differs between CSV and HDF5 observations"
+        assert theta_a == theta_b and metrics_a == metrics_b
+        base = ["gp", "--graph", graph, "--out", "{out}", "--observations"]
+        nan = write_h5_observations(os.path.join(d, "nan.h5"), observed[:3], [0.5, float("nan"), 1.0])
+        e2e.expect_error(2, base + [nan], nan + " /obs/y[1]", "not finite", directory=d)
+        twice = write_h5_observations(os.path.join(d, "twice.h5"), [observed[0], observed[1], observed[0]], [1, 2, 3])
+        e2e.expect_error(2, base + [twice], twice + " /obs/id[2]", "listed twice", directory=d)
+        short = os.path.join(d, "short.h5")
+        with h5py.File(short, "w") as f:
+            f["obs/id"] = np.asarray(observed[:3], dtype=np.int64)
+            f["obs/y"] = np.zeros(2)
+        e2e.expect_error(2, base + [short], short + ": /obs/id has 3 entries but /obs/y has 2", directory=d)
+        for path in (nan, twice, short):
+            os.remove(path)
 
 
 def test_bad_observations():
