@@ -39,6 +39,8 @@ int run_gp(const CommandContext& ctx);
 void add_gp_options(po::options_description& desc);
 int run_bench_points(const CommandContext& ctx);
 void add_bench_points_options(po::options_description& desc);
+int run_bench_output(const CommandContext& ctx);
+void add_bench_output_options(po::options_description& desc);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
@@ -62,6 +64,8 @@ const std::vector<Command>& commands() {
        add_bench_attention_options, run_bench_attention},
       {"bench-points", "benchmark: the particle-dynamics workload (kNN graph per frame, repelling walks, masked attention)",
        add_bench_points_options, run_bench_points},
+      {"bench-output", "benchmark: the canonical-order writer against hyperslab unions and the partition-order writer",
+       add_bench_output_options, run_bench_output},
       {"bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
        add_bench_wavelet_options, run_bench_wavelet},
   };

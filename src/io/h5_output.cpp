@@ -576,6 +576,51 @@ void H5Output::write_rows_at_raw(const std::string& dataset, H5Element type, std
   });
 }
 
+void H5Output::write_runs_raw(const std::string& dataset, H5Element type,
+                              std::span<const std::pair<std::uint64_t, std::uint64_t>> runs, const void* data,
+                              std::size_t n) {
+  guarded("write_runs", [&] {
+    const std::string path = normalize(dataset);
+    const std::string where = "write_runs " + path;
+    std::string error = check_dataset_path(where, dataset);
+    h5::Dataset ds;
+    if (error.empty()) {
+      ds = h5::Dataset::checked(H5Dopen2(file_.get(), path.c_str(), H5P_DEFAULT), "open dataset", path);
+      auto space = h5::Dataspace::checked(H5Dget_space(ds.get()), "get dataspace of", path);
+      hsize_t size = 0;
+      std::uint64_t total = 0, end = 0;
+      if (H5Sget_simple_extent_ndims(space.get()) != 1) error = where + ": the dataset is not 1-D";
+      else H5Sget_simple_extent_dims(space.get(), &size, nullptr);
+      for (const auto& [first, count] : runs) {
+        if (first < end || first + count > size) error = where + ": " + rank_prefix(comm_) + "runs overlap or leave the dataset";
+        end = first + count;
+        total += count;
+      }
+      if (error.empty() && total != n)
+        error = where + ": " + rank_prefix(comm_) + std::to_string(n) + " values for runs of " + std::to_string(total);
+    }
+    agree(where, error, Fingerprint().text("write_runs").text(dataset).value(type).get());
+    auto file_space = h5::Dataspace::checked(H5Dget_space(ds.get()), "get dataspace of", path);
+    h5::check(H5Sselect_none(file_space.get()), "select nothing in", path);
+    for (const auto& [first, count] : runs) {
+      if (count == 0) continue;
+      const hsize_t start = first, length = count;
+      h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_OR, &start, nullptr, &length, nullptr),
+                "select runs of", path);
+    }
+    const hsize_t mem_elems = n;
+    auto mem_space = h5::Dataspace::checked(H5Screate_simple(1, &mem_elems, nullptr), "create memory dataspace for", path);
+    if (n == 0) h5::check(H5Sselect_none(mem_space.get()), "select nothing in memory for", path);
+    auto dxpl = h5::PropList::checked(H5Pcreate(H5P_DATASET_XFER), "create transfer properties for", path);
+    h5::check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "request collective I/O for", path);
+    const std::uint64_t dummy = 0;
+    std::string write_error;
+    if (H5Dwrite(ds.get(), native_type(type), mem_space.get(), file_space.get(), dxpl.get(), n ? data : &dummy) < 0)
+      write_error = h5::innermost_error();
+    agree_write(path, write_error);
+  });
+}
+
 void H5Output::write_replicated_raw(const std::string& dataset, H5Element type, const void* data, std::size_t n,
                                     std::vector<std::uint64_t> shape) {
   guarded("write_replicated", [&] {

@@ -256,6 +256,43 @@ TEST_F(H5OutputTest, RowBlocksWithUnevenAndZeroRowRanks) {
   EXPECT_EQ(f.read<std::uint64_t>("/rows/u64"), want_u64);
 }
 
+TEST_F(H5OutputTest, RunsInterleavedAcrossRanks) {
+  // Element e of a 1-D dataset of 40 belongs to rank (e / 3) % size, in runs of 3 (rank 0 also has an empty run
+  // and, at one rank, everything); each rank writes value 10 e + rank's check digit from one contiguous buffer.
+  const std::string path = file("runs.h5");
+  const std::uint64_t n = 40;
+  {
+    H5Output out(comm, path);
+    out.create_rows<std::int64_t>("/runs", {n});
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
+    std::vector<std::int64_t> values;
+    if (rank == 0) runs.push_back({0, 0});
+    for (std::uint64_t first = 0; first < n; first += 3) {
+      if (static_cast<int>((first / 3) % static_cast<std::uint64_t>(size)) != rank) continue;
+      const std::uint64_t count = std::min<std::uint64_t>(3, n - first);
+      runs.push_back({first, count});
+      for (std::uint64_t e = first; e < first + count; ++e) values.push_back(static_cast<std::int64_t>(10 * e));
+    }
+    out.write_runs<std::int64_t>("/runs", runs, values);
+    out.commit();
+  }
+  comm.barrier();
+  if (rank != 0) return;
+  Reader f(path);
+  std::vector<std::int64_t> want(n);
+  for (std::uint64_t e = 0; e < n; ++e) want[e] = static_cast<std::int64_t>(10 * e);
+  EXPECT_EQ(f.read<std::int64_t>("/runs"), want);
+}
+
+TEST_F(H5OutputTest, RunsThatOverlapOrDoNotMatchTheValuesThrowEverywhere) {
+  H5Output out(comm, file("bad_runs.h5"));
+  out.create_rows<double>("/runs", {10});
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs{{4, 2}};
+  if (rank == size - 1) runs.push_back({5, 1});  // overlaps the previous run
+  const std::vector<double> values(runs.size() == 1 ? 2 : 3, 1.0);
+  EXPECT_THROW(out.write_runs<double>("/runs", runs, values), Error);
+}
+
 TEST_F(H5OutputTest, ZeroTotalRowsStillCreatesTheDatasets) {
   const std::string path = file("empty.h5");
   {

@@ -140,6 +140,16 @@ class H5Output {
     write_rows_at_raw(dataset, h5_element_of<T>(), first_row, local.data(), local.size());
   }
 
+  // Scattered pieces of a 1-D dataset made by create_rows, in one collective write: this rank's values,
+  // contiguous in memory, go to the file ranges `runs` = (first element, count) in that order (ascending,
+  // disjoint from every other rank's). HDF5 hyperslab unions: the alternative to routing rows to contiguous
+  // blocks that bench-output measures.
+  template <class T>
+  void write_runs(const std::string& dataset, std::span<const std::pair<std::uint64_t, std::uint64_t>> runs,
+                  std::span<const T> local) {
+    write_runs_raw(dataset, h5_element_of<T>(), runs, local.data(), local.size());
+  }
+
   // 1-D dataset of fixed-length strings (`width` bytes each, NUL-padded, UTF-8 character set; h5py reads them as
   // bytes): every rank passes its own consecutive rows as local.size() / width packed strings, ranks in row order
   // as in write_rows. `width` must be positive and the same on every rank.
@@ -190,6 +200,8 @@ class H5Output {
                             std::vector<std::uint64_t> shape);
   void create_rows_raw(const std::string& dataset, H5Element type, std::vector<std::uint64_t> shape);
   void write_rows_at_raw(const std::string& dataset, H5Element type, std::uint64_t first_row, const void* data, std::size_t n);
+  void write_runs_raw(const std::string& dataset, H5Element type,
+                      std::span<const std::pair<std::uint64_t, std::uint64_t>> runs, const void* data, std::size_t n);
   void write_attribute(const std::string& object, const std::string& name, hid_t type, hid_t space, const void* buf);
 
   // Collective after a write: when it failed on any rank, every rank abandons the file and throws the same
