@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "graphrf/core/radix_sort.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 
 namespace graphrf {
@@ -18,23 +19,29 @@ CanonicalOrder::CanonicalOrder(const DistributedGraph& g)
 
 std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int64_t> globals) const {
   if (internal_is_canonical_) return std::vector<std::int64_t>(globals.begin(), globals.end());
-  // Owned indices are looked up here; the others are asked of their owners once per distinct index.
+  // Owned indices are looked up here; the others are asked of their owners once per distinct index. The remote
+  // ones are sorted with their positions (radix, linear time), so answers go back without searching.
   const DistributedGraph& g = *graph_;
-  std::vector<std::int64_t> out(globals.size()), remote;
+  std::vector<std::int64_t> out(globals.size());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> remote;  // (global index, position in `globals`)
   for (std::size_t k = 0; k < globals.size(); ++k) {
     if (g.owns(globals[k]))
       out[k] = g.canonical_index[static_cast<std::size_t>(globals[k] - g.first())];
     else
-      remote.push_back(globals[k]);
+      remote.push_back({static_cast<std::uint64_t>(globals[k]), k});
   }
-  std::sort(remote.begin(), remote.end());
-  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  radix_sort_by_key(remote, static_cast<std::uint64_t>(g.n_global()));
+  std::vector<std::int64_t> distinct;
+  for (const auto& [global, _] : remote)
+    if (distinct.empty() || distinct.back() != static_cast<std::int64_t>(global)) distinct.push_back(static_cast<std::int64_t>(global));
   const std::vector<std::int64_t> answers = request_reply<std::int64_t>(
-      *comm_, std::span<const std::int64_t>(remote), [&](std::int64_t global) { return g.owner(global); },
+      *comm_, std::span<const std::int64_t>(distinct), [&](std::int64_t global) { return g.owner(global); },
       [&](std::int64_t global) { return g.canonical_index[static_cast<std::size_t>(global - g.first())]; });
-  for (std::size_t k = 0; k < globals.size(); ++k)
-    if (!g.owns(globals[k]))
-      out[k] = answers[static_cast<std::size_t>(std::lower_bound(remote.begin(), remote.end(), globals[k]) - remote.begin())];
+  std::size_t d = 0;
+  for (const auto& [global, k] : remote) {
+    while (distinct[d] != static_cast<std::int64_t>(global)) ++d;
+    out[k] = answers[d];
+  }
   return out;
 }
 

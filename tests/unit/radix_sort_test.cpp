@@ -1,0 +1,32 @@
+// radix_sort_by_key against std::stable_sort on the keys: same order, ties in input order, for key bounds that
+// need zero, one, two and three 11-bit passes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "graphrf/core/radix_sort.hpp"
+
+namespace graphrf {
+namespace {
+
+TEST(RadixSort, MatchesAStableComparisonSort) {
+  std::mt19937_64 rng(7);
+  for (const std::uint64_t bound : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{2048}, std::uint64_t{2049},
+                                    std::uint64_t{1} << 22, (std::uint64_t{1} << 33) + 5}) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{50000}}) {
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> items(n);
+      // Few distinct keys for the small bounds: many ties, whose input order (the value) must survive.
+      for (std::size_t k = 0; k < n; ++k) items[k] = {rng() % bound, k};
+      auto expected = items;
+      std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      radix_sort_by_key(items, bound);
+      EXPECT_EQ(items, expected) << "bound " << bound << ", n " << n;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace graphrf
