@@ -111,11 +111,9 @@ class RowSort {
   void apply(std::vector<T>& entries) const;
 
  private:
-  struct Row {
-    std::int64_t begin;
-    std::vector<std::int64_t> order;  // entry indices in sorted order
-  };
-  std::vector<Row> rows_;
+  // Unsorted row r covers entries [begin_[r], begin_[r] + size); order_[offset_[r] ...] lists their indices in
+  // sorted order (one flat array: random graphs leave most rows unsorted after translation).
+  std::vector<std::int64_t> begin_, offset_{0}, order_;
 };
 
 // The global CSR indptr slice of this rank's block for H5Output::write_rows (the last rank adds the end).
@@ -172,20 +170,28 @@ RowSort::RowSort(const std::vector<std::int64_t>& indptr, Before before) {
     bool sorted = true;
     for (std::int64_t k = begin + 1; k < end && sorted; ++k) sorted = !before(k, k - 1);
     if (sorted) continue;
-    Row r{begin, std::vector<std::int64_t>(static_cast<std::size_t>(end - begin))};
-    std::iota(r.order.begin(), r.order.end(), begin);
-    std::stable_sort(r.order.begin(), r.order.end(), before);
-    rows_.push_back(std::move(r));
+    const auto at = static_cast<std::ptrdiff_t>(order_.size());
+    order_.resize(order_.size() + static_cast<std::size_t>(end - begin));
+    std::iota(order_.begin() + at, order_.end(), begin);
+    if (end - begin <= 32) {  // insertion sort: stable, and no buffer per call as std::stable_sort takes
+      for (auto it = order_.begin() + at; it != order_.end(); ++it)
+        for (auto j = it; j != order_.begin() + at && before(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+    } else {
+      std::stable_sort(order_.begin() + at, order_.end(), before);
+    }
+    begin_.push_back(begin);
+    offset_.push_back(static_cast<std::int64_t>(order_.size()));
   }
 }
 
 template <class T>
 void RowSort::apply(std::vector<T>& entries) const {
   std::vector<T> scratch;
-  for (const Row& row : rows_) {
+  for (std::size_t r = 0; r < begin_.size(); ++r) {
     scratch.clear();
-    for (const std::int64_t k : row.order) scratch.push_back(entries[static_cast<std::size_t>(k)]);
-    std::copy(scratch.begin(), scratch.end(), entries.begin() + row.begin);
+    for (std::int64_t k = offset_[r]; k < offset_[r + 1]; ++k)
+      scratch.push_back(entries[static_cast<std::size_t>(order_[static_cast<std::size_t>(k)])]);
+    std::copy(scratch.begin(), scratch.end(), entries.begin() + begin_[r]);
   }
 }
 
