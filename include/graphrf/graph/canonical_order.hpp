@@ -165,6 +165,7 @@ std::vector<T> RaggedRoute::move(std::span<const T> entries) const {
 
 template <class Before>
 RowSort::RowSort(const std::vector<std::int64_t>& indptr, Before before) {
+  order_.reserve(static_cast<std::size_t>(indptr.back()));  // address space only: pages are touched when used
   for (std::size_t row = 0; row + 1 < indptr.size(); ++row) {
     const std::int64_t begin = indptr[row], end = indptr[row + 1];
     bool sorted = true;
