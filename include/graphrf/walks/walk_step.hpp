@@ -143,13 +143,28 @@ inline void repelling_offsets(const WalkOptions& o, std::int64_t start_id, std::
   }
 }
 
+// Under --weights combinatorial (W = (A + diag(d_max - d_v)) / d_max) a walker at v also has a self-loop of
+// step weight d_max - d_v, the last arc of v's row, present when it is > 0 (0 for the nodes of largest degree;
+// d_max for an isolated node, which then keeps its walkers instead of ending them). 0 in the other modes.
+inline double combinatorial_self_loop(const WalkOptions& o, double degree_of_v) {
+  return o.weights == WeightMode::combinatorial ? o.max_degree - degree_of_v : 0.0;
+}
+
+// The sum of the step weights of v's arcs: d_v, or d_max under --weights combinatorial (the self-loop included).
+inline double row_step_weight(const WalkOptions& o, double degree_of_v) {
+  return o.weights == WeightMode::combinatorial ? o.max_degree : degree_of_v;
+}
+
 // The factor a walker's load is multiplied by on the arc v->u: W_vu / (P(step v->u) (1 - p)), with W_vu the
-// normalised or scaled weight (o.weights), uniform steps picking u with 1 / arcs(v) and weighted ones with
-// a_vu / d_v. `keep` is 1 - p.
+// normalised, scaled or combinatorial weight (o.weights), uniform steps picking u with 1 / arcs(v) and
+// weighted ones with weight / row_weight. `weight` is the arc's a_vu (the self-loop's d_max - d_v),
+// `row_weight` is row_step_weight, `arcs_of_v` counts the self-loop when there is one; `keep` is 1 - p.
 inline double hop_load_factor(const WalkOptions& o, double normalized_weight, double weight, double arcs_of_v,
-                              double degree_of_v, double keep) {
-  const double w = o.weights == WeightMode::normalized ? normalized_weight : o.scale * weight;
-  return o.step == StepRule::uniform ? w * arcs_of_v / keep : w * degree_of_v / (weight * keep);
+                              double row_weight, double keep) {
+  const double w = o.weights == WeightMode::normalized ? normalized_weight
+                   : o.weights == WeightMode::raw      ? o.scale * weight
+                                                       : weight / o.max_degree;
+  return o.step == StepRule::uniform ? w * arcs_of_v / keep : w * row_weight / (weight * keep);
 }
 
 // Index of the neighbour picked with probability weight/sum among `cumulative` (inclusive prefix sums).
