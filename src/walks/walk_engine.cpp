@@ -66,31 +66,29 @@ class WalkSimulation {
     if (o.teleport_dangling) build_teleport_table();
   }
 
-  // The rows the walkers step through: the graph's arcs in canonical order and, under --weights combinatorial,
-  // the self-loop of weight d_max - d_v last (combinatorial_self_loop), with each arc's load factor and, for
-  // weighted steps, the inclusive prefix sums of the step weights.
+  // The rows the walkers step through (append_walk_row: the graph's arcs in canonical order and, under
+  // --weights combinatorial, the self-loop last), with each arc's load factor and, for weighted steps, the
+  // inclusive prefix sums of the step weights.
   void build_arcs(const DistributedGraph& g, const WalkOptions& o) {
     const auto n = static_cast<size_t>(g.n_local());
+    const double keep = 1.0 - o.halt_probability();
     row_ptr_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i)
       row_ptr_[i + 1] = row_ptr_[i] + (g.row_ptr[i + 1] - g.row_ptr[i]) + (combinatorial_self_loop(o, g.degree[i]) > 0.0);
     arcs_.resize(static_cast<size_t>(row_ptr_[n]));
     if (o.step == StepRule::weighted) cumulative_.resize(arcs_.size());
-    const double keep = 1.0 - o.halt_probability();
+    std::vector<WalkArc> row;
     for (size_t i = 0; i < n; ++i) {
-      const double loop = combinatorial_self_loop(o, g.degree[i]), row_weight = row_step_weight(o, g.degree[i]);
-      const double arcs_of_v = static_cast<double>(row_ptr_[i + 1] - row_ptr_[i]);
-      auto out = static_cast<size_t>(row_ptr_[i]);
+      row.clear();
+      const auto begin = static_cast<size_t>(g.row_ptr[i]);
+      append_walk_row(o, first_ + static_cast<std::int64_t>(i), g.col.data() + begin, g.normalized_weight.data() + begin,
+                      g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], keep, row);
       double sum = 0;
-      auto add = [&](std::int64_t target, double normalized_weight, double weight) {
-        arcs_[out].target = target;
-        arcs_[out].factor = hop_load_factor(o, normalized_weight, weight, arcs_of_v, row_weight, keep);
-        if (o.step == StepRule::weighted) cumulative_[out] = sum += weight;
-        ++out;
-      };
-      for (auto k = static_cast<size_t>(g.row_ptr[i]); k < static_cast<size_t>(g.row_ptr[i + 1]); ++k)
-        add(g.col[k], g.normalized_weight[k], g.weight[k]);
-      if (loop > 0.0) add(first_ + static_cast<std::int64_t>(i), 0.0, loop);
+      for (size_t k = 0, out = static_cast<size_t>(row_ptr_[i]); k < row.size(); ++k, ++out) {
+        arcs_[out].target = row[k].target;
+        arcs_[out].factor = row[k].factor;
+        if (o.step == StepRule::weighted) cumulative_[out] = sum += row[k].step_weight;
+      }
     }
   }
 
