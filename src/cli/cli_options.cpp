@@ -90,12 +90,14 @@ void add_kernel_options(po::options_description& desc) {
   po::options_description group("kernel");
   group.add_options()
       ("kernel", po::value<std::string>()->default_value("diffusion"),
-       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f)")
+       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f); functions of "
+       "L = I - W, or of L = D - A with --weights combinatorial (then not exp-adjacency or p-step)")
       ("beta", po::value<double>()->default_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
       ("power", po::value<double>()->default_value(1.0), "exponent of regularized-laplacian and p-step")
       ("shift", po::value<double>()->default_value(2.0), "p-step shift (>= 2)")
-      ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... directly (f by deconvolution)")
-      ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f)");
+      ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... of powers of the walk matrix W directly "
+       "(f by deconvolution; with --weights combinatorial W = I - (D - A)/d_max)")
+      ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f; powers of the same W)");
   desc.add(group);
 }
 
