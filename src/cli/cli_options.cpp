@@ -239,21 +239,34 @@ void bind_walk_weights(const Log& log, const DistributedGraph& g, WalkOptions& w
   int terms = 0;
   collective_try(*g.comm, [&] { terms = series_terms_needed(kernel); });
   const std::string reach = terms >= 4097 ? "more than 4096" : std::to_string(terms);
-  std::string line = "weights     combinatorial: L = D - A, d_max = " + fmt(walk.max_degree, 6) +
+  auto number = [](double v) {
+    std::ostringstream text;
+    text.precision(6);
+    text << v;
+    return text.str();
+  };
+  std::string line = "combinatorial: L = D - A, d_max = " + number(walk.max_degree) +
                      "; walks on W = I - L/d_max (self-loops (d_max - d_i)/d_max)";
   if (kernel.kind == KernelKind::diffusion || kernel.kind == KernelKind::regularized_laplacian || kernel.kind == KernelKind::cosine)
-    line += ", series beta * d_max = " + fmt(kernel.beta * kernel.laplacian_scale, 6);
+    line += ", series beta * d_max = " + number(kernel.beta * kernel.laplacian_scale);
   line += "; f needs " + reach + " terms (all but 1e-6 of sum |f_t|)";
-  // Work grows with beta * d_max: walks must reach the hops where f holds its mass.
-  constexpr int kManyTerms = 64;
+  // Work grows with beta * d_max: walks must reach the hops where f holds its mass, and the importance weights
+  // (1 - p)^-t of long walks inflate the variance (row_sum_relative_variance: above 1, one walker's estimate is
+  // noisier than what it estimates).
+  double relative_variance = 0;
+  if (!walk.fixed_length)
+    collective_try(*g.comm, [&] {
+      relative_variance = row_sum_relative_variance(kernel_f(kernel, static_cast<int>(walk.max_length) + 1), walk.p_halt);
+    });
   if (terms > walk.max_length)
-    log.warn(line + ", more than --max-length " + std::to_string(walk.max_length) +
+    log.warn("--weights " + line + ", more than --max-length " + std::to_string(walk.max_length) +
              ": raise --max-length (and lower --p-halt), or lower --beta");
-  else if (terms > kManyTerms && !walk.fixed_length)
-    log.warn(line + ": walks of that many hops survive with probability (1 - p_halt)^" + std::to_string(terms) + " = " +
-             sci(std::pow(1.0 - walk.p_halt, terms)) + ", so the estimate needs many walkers or a lower --p-halt; or lower --beta");
+  else if (relative_variance > 1.0)
+    log.warn("--weights " + line + "; one walker's estimate of a row sum has relative variance " + fmt(relative_variance, 2) +
+             " (standard error about " + fmt(std::sqrt(relative_variance / static_cast<double>(walk.walkers)), 3) + " with " +
+             std::to_string(walk.walkers) + " walkers): lower --beta or --p-halt, or add walkers");
   else
-    log.info(line);
+    log.info("weights     " + line);
 }
 
 void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk) {

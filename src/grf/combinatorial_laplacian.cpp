@@ -30,4 +30,18 @@ int series_terms_needed(const KernelSpec& kernel, double tolerance, int max_term
   return max_terms;
 }
 
+double row_sum_relative_variance(const std::vector<double>& f, double p_halt) {
+  // sum_{s,t} a_s a_t x^min(s,t) with x = 1/(1 - p) = sum_m x^m (a_m^2 + 2 a_m sum_{t>m} a_t), by suffix sums.
+  const double x = 1.0 / (1.0 - p_halt);
+  double later = 0, mean = 0, second = 0;
+  for (auto m = f.size(); m-- > 0;) {
+    const double a = std::abs(f[m]);
+    second += std::pow(x, static_cast<double>(m)) * a * (a + 2.0 * later);
+    later += a;
+  }
+  mean = later;
+  if (!(mean > 0.0)) return 0.0;
+  return std::max(0.0, second / (mean * mean) - 1.0);
+}
+
 }  // namespace graphrf

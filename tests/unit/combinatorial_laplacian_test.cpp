@@ -217,3 +217,25 @@ TEST(CombinatorialLaplacian, SeriesTermsGrowWithBetaTimesDMax) {
     EXPECT_NEAR(got, want, 1) << "d_max " << d_max;  // one term of slack for rounding at the threshold
   }
 }
+
+TEST(CombinatorialLaplacian, RowSumRelativeVarianceMatchesTheWalkLengthDistribution) {
+  // Independently: with weighted steps a walker of length L (L ~ Geometric(p) capped at T) contributes
+  // S = sum_{t <= L} |f_t| (1 - p)^-t, so E[S^k] = sum_L P(L) S(L)^k exactly.
+  for (double b : {0.85, 17.0})
+    for (double p : {0.1, 0.3, 0.5}) {
+      KernelSpec k;
+      k.kind = KernelKind::diffusion;
+      k.beta = b;
+      const int max_length = 60;
+      const std::vector<double> f = kernel_f(k, max_length + 1);
+      double mean = 0, second = 0, partial = 0;
+      for (int length = 0; length <= max_length; ++length) {
+        partial += std::abs(f[static_cast<size_t>(length)]) * std::pow(1.0 - p, -length);
+        const double probability = length < max_length ? p * std::pow(1.0 - p, length) : std::pow(1.0 - p, length);
+        mean += probability * partial;
+        second += probability * partial * partial;
+      }
+      const double want = second / (mean * mean) - 1.0;
+      EXPECT_NEAR(row_sum_relative_variance(f, p), want, 1e-9 * std::max(1.0, want)) << "b " << b << " p " << p;
+    }
+}

@@ -23,4 +23,12 @@ void bind_combinatorial_laplacian(const DistributedGraph& g, WalkOptions& walk, 
 // `max_terms`): how long walks must be for the series of this kernel. Grows like beta * d_max.
 int series_terms_needed(const KernelSpec& kernel, double tolerance = 1e-6, int max_terms = 4097);
 
+// Relative variance Var[S] / E[S]^2 of one walker's estimate S = sum_{t <= T} |f_t| load_t of its row's sum of
+// |f|-weighted visits, when every hop multiplies the load by 1 / (1 - p) (weighted steps on the combinatorial
+// W, whose rows sum to 1, do exactly that) and the walk halts with probability p before each hop, T =
+// f.size() - 1 (max_length). E[S^2] = sum_{s,t} |f_s| |f_t| (1 - p)^-min(s,t), E[S] = sum_t |f_t|.
+// With n walkers the row sum's relative standard error is sqrt(this / n); uniform steps add the spread of
+// the arc factors on top. It grows like exp(beta d_max (1/sqrt(1 - p) - 1)) for diffusion.
+double row_sum_relative_variance(const std::vector<double>& f, double p_halt);
+
 }  // namespace graphrf
