@@ -9,6 +9,7 @@
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/core/run_phase.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/grf/combinatorial_laplacian.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/points/point_graph.hpp"
@@ -89,12 +90,14 @@ void add_kernel_options(po::options_description& desc) {
   po::options_description group("kernel");
   group.add_options()
       ("kernel", po::value<std::string>()->default_value("diffusion"),
-       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f)")
+       "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f); functions of "
+       "L = I - W, or of L = D - A with --weights combinatorial (then not exp-adjacency or p-step)")
       ("beta", po::value<double>()->default_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
       ("power", po::value<double>()->default_value(1.0), "exponent of regularized-laplacian and p-step")
       ("shift", po::value<double>()->default_value(2.0), "p-step shift (>= 2)")
-      ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... directly (f by deconvolution)")
-      ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f)");
+      ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... of powers of the walk matrix W directly "
+       "(f by deconvolution; with --weights combinatorial W = I - (D - A)/d_max)")
+      ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f; powers of the same W)");
   desc.add(group);
 }
 
@@ -127,6 +130,13 @@ KernelSpec kernel_spec_from(const po::variables_map& vm) {
   spec.power = vm["power"].as<double>();
   spec.shift = vm["shift"].as<double>();
   validate_parameters(spec);
+  // Refused before the graph is loaded (d_max, and so the kernel's scale, is only known after).
+  if (vm.count("weights") && vm["weights"].as<std::string>() == "combinatorial" &&
+      (spec.kind == KernelKind::exp_adjacency || spec.kind == KernelKind::p_step))
+    throw InputError("--kernel " + std::string(kernel_kind_name(spec.kind)) + " and --weights combinatorial: " +
+                     (spec.kind == KernelKind::exp_adjacency ? "exp(beta W) is a function of the walk matrix, not of L = D - A"
+                                                              : "the p-step shift >= 2 presumes the normalised spectrum [0, 2]") +
+                     "; use diffusion, regularized-laplacian, cosine, --alpha or --f");
   return spec;
 }
 
@@ -169,7 +179,10 @@ void add_walk_options(po::options_description& desc) {
   add_coupling_options(desc);
   desc.add_options()
       ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
-      ("weights", po::value<std::string>()->default_value("normalized"), "W = D^-1/2 A D^-1/2 (normalized) or scale * A (raw)")
+      ("weights", po::value<std::string>()->default_value("normalized"),
+       "normalized: W = D^-1/2 A D^-1/2, L = I - W | raw: W = scale * A | combinatorial: kernels of L = D - A "
+       "(PyGSP's), walks on W = I - L/d_max (self-loops (d_max - d_i)/d_max), so beta acts as beta * d_max and "
+       "--alpha/--f are coefficients of powers of that W; not with exp-adjacency or p-step")
       ("scale", po::value<double>()->default_value(1.0), "c in W = c * A when --weights raw");
   desc.add(group);
 }
@@ -190,6 +203,9 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   o.step = parse_step_rule(vm["step"].as<std::string>());
   o.weights = parse_weight_mode(vm["weights"].as<std::string>());
   o.scale = vm["scale"].as<double>();
+  if (o.weights == WeightMode::combinatorial && o.scale != 1.0)
+    throw InputError("--scale and --weights combinatorial: the combinatorial walk matrix is scaled by 1/d_max itself; "
+                     "--scale is for --weights raw");
   validate(o);
   return o;
 }
@@ -217,11 +233,47 @@ ReferenceOptions reference_options_from(const po::variables_map& vm) {
   return o;
 }
 
+void bind_walk_weights(const Log& log, const DistributedGraph& g, WalkOptions& walk, KernelSpec& kernel) {
+  if (walk.weights != WeightMode::combinatorial) return;
+  bind_combinatorial_laplacian(g, walk, kernel);
+  int terms = 0;
+  collective_try(*g.comm, [&] { terms = series_terms_needed(kernel); });
+  const std::string reach = terms >= 4097 ? "more than 4096" : std::to_string(terms);
+  auto number = [](double v) {
+    std::ostringstream text;
+    text.precision(6);
+    text << v;
+    return text.str();
+  };
+  std::string line = "combinatorial: L = D - A, d_max = " + number(walk.max_degree) +
+                     "; walks on W = I - L/d_max (self-loops (d_max - d_i)/d_max)";
+  if (kernel.kind == KernelKind::diffusion || kernel.kind == KernelKind::regularized_laplacian || kernel.kind == KernelKind::cosine)
+    line += ", series beta * d_max = " + number(kernel.beta * kernel.laplacian_scale);
+  line += "; f needs " + reach + " terms (all but 1e-6 of sum |f_t|)";
+  // Work grows with beta * d_max: walks must reach the hops where f holds its mass, and the importance weights
+  // (1 - p)^-t of long walks inflate the variance (row_sum_relative_variance: above 1, one walker's estimate is
+  // noisier than what it estimates).
+  double relative_variance = 0;
+  if (!walk.fixed_length)
+    collective_try(*g.comm, [&] {
+      relative_variance = row_sum_relative_variance(kernel_f(kernel, static_cast<int>(walk.max_length) + 1), walk.p_halt);
+    });
+  if (terms > walk.max_length)
+    log.warn("--weights " + line + ", more than --max-length " + std::to_string(walk.max_length) +
+             ": raise --max-length (and lower --p-halt), or lower --beta");
+  else if (relative_variance > 1.0)
+    log.warn("--weights " + line + "; one walker's estimate of a row sum has relative variance " + fmt(relative_variance, 2) +
+             " (standard error about " + fmt(std::sqrt(relative_variance / static_cast<double>(walk.walkers)), 3) + " with " +
+             std::to_string(walk.walkers) + " walkers): lower --beta or --p-halt, or add walkers");
+  else
+    log.info("weights     " + line);
+}
+
 void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk) {
   collective_try(*g.comm, [&] {
-    if (reference.enabled && !dense_reference(reference, g.n_global()) && walk.weights != WeightMode::normalized)
+    if (reference.enabled && !dense_reference(reference, g.n_global()) && walk.weights == WeightMode::raw)
       throw InputError("--reference: the graph has " + std::to_string(g.n_global()) + " nodes, above --dense-reference-max " +
-                       std::to_string(reference.dense_max) + ", and the sampled reference needs --weights normalized");
+                       std::to_string(reference.dense_max) + ", and the sampled reference needs --weights normalized or combinatorial");
   });
 }
 

@@ -114,7 +114,7 @@ Eigen::MatrixXd gather_dense(const DistributedGraph& g, const RowMatrix& local) 
 std::string kernel_key(const KernelSpec& k) {
   std::ostringstream key;
   key.precision(17);
-  key << static_cast<int>(k.kind) << ' ' << k.beta << ' ' << k.power << ' ' << k.shift;
+  key << static_cast<int>(k.kind) << ' ' << k.beta << ' ' << k.power << ' ' << k.shift << ' ' << k.laplacian_scale;
   for (const double c : k.coefficients) key << ' ' << c;
   return key.str();
 }
@@ -233,6 +233,7 @@ int run_attention_command(const CommandContext& ctx) {
   PhaseTimes phases;
   if (!qkv_path.empty()) check_input_readable(comm, "--qkv", qkv_path);
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
+  bind_walk_weights(log, g, config.walk, config.kernel);
   check_reference_plan(g, reference, config.walk);
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);

@@ -24,7 +24,9 @@ void add_couple_options(po::options_description& desc) {
       ("p-halt", po::value<double>()->default_value(0.5), "halting probability the coupling is learned for")
       ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops")
       ("seed", po::value<std::uint64_t>()->default_value(1), "random seed")
-      ("weights", po::value<std::string>()->default_value("normalized"), "W = D^-1/2 A D^-1/2 (normalized) or scale * A (raw)")
+      ("weights", po::value<std::string>()->default_value("normalized"),
+       "W = D^-1/2 A D^-1/2 (normalized), scale * A (raw), or combinatorial: kernels of L = D - A by walks on "
+       "W = I - L/d_max (see grf --help)")
       ("scale", po::value<double>()->default_value(1.0), "c in W = c * A when --weights raw")
       ("sigma-order", po::value<int>()->default_value(8), "m: the number of length quantiles sigma permutes")
       ("samples", po::value<std::int64_t>()->default_value(64), "S: walks per quantile and start node")
@@ -62,6 +64,11 @@ int run_couple(const CommandContext& ctx) {
     o.walk.seed = vm["seed"].as<std::uint64_t>();
     o.walk.weights = parse_weight_mode(vm["weights"].as<std::string>());
     o.walk.scale = vm["scale"].as<double>();
+    if (o.walk.weights == WeightMode::combinatorial && o.target != SigmaTarget::kernel)
+      throw InputError("--weights combinatorial: only with --target kernel (PageRank walks do not use W)");
+    if (o.walk.weights == WeightMode::combinatorial && o.walk.scale != 1.0)
+      throw InputError("--scale and --weights combinatorial: the combinatorial walk matrix is scaled by 1/d_max itself; "
+                       "--scale is for --weights raw");
     o.order = vm["sigma-order"].as<int>();
     o.samples = vm["samples"].as<std::int64_t>();
     start_nodes = vm["start-nodes"].as<std::int64_t>();
@@ -77,6 +84,7 @@ int run_couple(const CommandContext& ctx) {
   const Log& log = ctx.log;
   Timer total;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);  // checks --out first
+  bind_walk_weights(log, g, o.walk, o.kernel);
   o.start_every = std::max<std::int64_t>(1, g.n_global() / start_nodes);
   log.info(std::string("couple      target ") + (o.target == SigmaTarget::kernel ? describe(o.kernel) : "pagerank") +
            ", p_halt " + fmt(o.walk.p_halt, 3) + ", m " + std::to_string(o.order) + ", S " + std::to_string(o.samples) +

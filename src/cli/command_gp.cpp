@@ -235,6 +235,7 @@ int run_gp(const CommandContext& ctx) {
   });
   Timer total;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, o.out);
+  bind_walk_weights(log, g, walk, kernel);
   if (o.reference) check_dense_size(g, "--reference: the exact-kernel GP");
   log.info("kernel      sigma_f^2 x " + describe(kernel) + ", noise sigma_n = " + fmt(o.sigma_n, 4) + " (starting values), learn " +
            gp_learn_name(o.learn));

@@ -85,6 +85,7 @@ int run_grf(const CommandContext& ctx) {
   PhaseTimes phases;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   phases.add("load", phase.seconds());
+  bind_walk_weights(log, g, walk, kernel);
   check_reference_plan(g, reference, walk);
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/grf/combinatorial_laplacian.hpp"
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/io/h5_output.hpp"
@@ -16,7 +17,9 @@ void add_info_options(po::options_description& desc) {
   po::options_description output("output");
   output.add_options()
       ("out", po::value<std::string>(), "write /nodes and /graph to this HDF5 file")
-      ("weights", po::value<std::string>()->default_value("normalized"), "/graph values: normalized (D^-1/2 A D^-1/2) or raw (A)");
+      ("weights", po::value<std::string>()->default_value("normalized"),
+       "/graph values: normalized (D^-1/2 A D^-1/2), raw (A), or combinatorial (A, the input graph, with attributes "
+       "laplacian = \"D - A\" and max_degree: the self-loops the walks add are not written)");
   desc.add(output);
 }
 
@@ -33,8 +36,7 @@ int run_info(const CommandContext& ctx) {
   collective_try(comm, [&] {
     options = graph_options_from(ctx.vm);
     weights = ctx.vm["weights"].as<std::string>();
-    if (weights != "normalized" && weights != "raw")
-      throw InputError("--weights: expected normalized or raw (got '" + weights + "')");
+    parse_weight_mode(weights);  // InputError naming --weights
     if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
   });
   if (!out_path.empty()) check_output_writable(comm, out_path);
@@ -72,6 +74,11 @@ int run_info(const CommandContext& ctx) {
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, std::nullopt);
     write_nodes(out, g);
     write_adjacency(out, g, weights == "normalized");
+    // D - A is A with its row sums: /graph keeps the input graph, and says how to read it as L = D - A.
+    if (weights == "combinatorial") {
+      out.set_attribute("/graph", "laplacian", std::string("D - A"));
+      out.set_attribute("/graph", "max_degree", max_weighted_degree(g));
+    }
     out.set_attribute("/graph", "edges", s.edges);
     out.set_attribute("/graph", "components", s.components);
     out.commit();

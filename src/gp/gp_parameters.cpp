@@ -83,8 +83,10 @@ Eigen::MatrixXd GpParameters::f_jacobian(const std::vector<double>& p) const {
   if (!learn_beta_) return j;
   const double beta = std::exp(p[1]);
   if (kernel_.kind == KernelKind::diffusion) {
-    // f_t = sigma_f e^{-beta/2} (beta/2)^t / t!  =>  d f_t / d log beta = f_t (t - beta/2).
-    for (int t = 0; t < n_lengths_; ++t) j(t, 1) = f_now[static_cast<size_t>(t)] * (t - beta / 2);
+    // f_t = sigma_f e^{-b/2} (b/2)^t / t! with b = beta * laplacian_scale (d_max under --weights combinatorial)
+    // =>  d f_t / d log beta = f_t (t - b/2).
+    const double b = beta * kernel_.laplacian_scale;
+    for (int t = 0; t < n_lengths_; ++t) j(t, 1) = f_now[static_cast<size_t>(t)] * (t - b / 2);
     return j;
   }
   // Other kernels: central difference in log beta (smooth closed forms or the deconvolution recursion);

@@ -1,5 +1,7 @@
 #include "graphrf/grf/dense_gather.hpp"
 
+#include "graphrf/walks/walk_step.hpp"
+
 namespace graphrf {
 
 namespace {
@@ -25,8 +27,14 @@ Eigen::MatrixXd gather_dense_w(const DistributedGraph& g, const WalkOptions& opt
     for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const auto kk = static_cast<size_t>(k);
       local.push_back({g.first() + i, g.col[kk],
-                       options.weights == WeightMode::normalized ? g.normalized_weight[kk] : options.scale * g.weight[kk]});
+                       options.weights == WeightMode::normalized ? g.normalized_weight[kk]
+                       : options.weights == WeightMode::raw      ? options.scale * g.weight[kk]
+                                                                 : g.weight[kk] / options.max_degree});
     }
+  // The combinatorial walk matrix W = (A + diag(d_max - d_i)) / d_max: the walks' self-loops.
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    if (const double loop = combinatorial_self_loop(options, g.degree[static_cast<size_t>(i)]); loop > 0.0)
+      local.push_back({g.first() + i, g.first() + i, loop / options.max_degree});
   return gather_entries_on_root(*g.comm, local, g.n_global());
 }
 

@@ -36,7 +36,9 @@ std::int64_t expected_entries(const WalkOptions& walk, std::int64_t n_local) {
 
 GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk, const WalkLimits& limits, int ensembles) {
   GrfMemory m;
-  const double arcs = static_cast<double>(g.col.size()), rows = static_cast<double>(g.n_local());
+  const double rows = static_cast<double>(g.n_local());
+  // The engine's arcs: the graph's, plus at most one self-loop per row under --weights combinatorial.
+  const double arcs = static_cast<double>(g.col.size()) + (walk.weights == WeightMode::combinatorial ? rows : 0.0);
   // The graph, plus the walk engine's row pointers and (target, factor) arc table (and cumulative weights).
   m.graph_bytes = bytes_of(g.original_id) + bytes_of(g.canonical_index) + bytes_of(g.row_ptr) + bytes_of(g.col) +
                   bytes_of(g.weight) + bytes_of(g.normalized_weight) + bytes_of(g.degree) + bytes_of(g.ghosts) +

@@ -85,7 +85,9 @@ void write_grf(H5Output& out, const DistributedGraph& g, const GrfRun& run, cons
   out.write_replicated<double>("/kernel/alpha", run.alpha);
   out.set_attribute("/kernel", "description", describe(kernel));
   out.set_attribute("/kernel", "estimator", std::string(estimator_name(run.estimator)));
-  out.set_attribute("/kernel", "weights", std::string(walk.weights == WeightMode::normalized ? "normalized" : "raw"));
+  out.set_attribute("/kernel", "weights", std::string(weight_mode_name(walk.weights)));
+  // f and alpha are coefficients of powers of W = I - (D - A)/d_max: d_max is needed to read them.
+  if (walk.weights == WeightMode::combinatorial) out.set_attribute("/kernel", "max_degree", walk.max_degree);
 }
 
 }  // namespace graphrf

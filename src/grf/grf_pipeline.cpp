@@ -46,6 +46,9 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
   const Communicator& comm = *g.comm;
   GrfRun run;
   run.estimator = estimator;
+  // A kernel of D - A walked on W = I - (D - A)/d_max must carry that d_max, or beta would silently act unscaled.
+  if (walk.weights == WeightMode::combinatorial && kernel.laplacian_scale != walk.max_degree)
+    throw Error("compute_grf: --weights combinatorial needs the kernel and walks bound to d_max (bind_combinatorial_laplacian)");
   const double rho = spectral_radius(g, walk);
   const int terms = static_cast<int>(walk.max_length) + 1;
   collective_try(comm, [&] {

@@ -96,24 +96,44 @@ double horner(std::span<const double> c, double x) {
   return s;
 }
 
-double reg_c(const KernelSpec& s) { return s.beta / (1.0 + s.beta); }
+// The beta of the series in W: beta itself, or beta * d_max when the kernel is h(d_max L) of the walk
+// matrix's L = I - W (--weights combinatorial: h(D - A) with D - A = d_max (I - W)).
+double series_beta(const KernelSpec& s) { return s.beta * s.laplacian_scale; }
+
+// Appended to messages about beta when it is scaled, so that the number quoted can be traced back to --beta.
+std::string scale_note(const KernelSpec& s) {
+  if (s.laplacian_scale == 1.0) return "";
+  return " [--weights combinatorial: the walks' series uses beta * d_max = " + format_number(s.beta) + " * " +
+         format_number(s.laplacian_scale) + "; lower --beta]";
+}
+
+// A Laplacian scale other than 1 means h(scale * L) of L = I - W: only kernels that are functions of L have it.
+void check_laplacian_scale(const KernelSpec& s) {
+  if (!(s.laplacian_scale > 0.0) || !std::isfinite(s.laplacian_scale))
+    throw std::invalid_argument("kernel: laplacian_scale must be finite and > 0 (got " + format_number(s.laplacian_scale) + ")");
+  if (s.laplacian_scale != 1.0 && (s.kind == KernelKind::exp_adjacency || s.kind == KernelKind::p_step))
+    option_error(kKernelOption, std::string(kernel_kind_name(s.kind)) + " is not a function of the combinatorial Laplacian "
+                 "D - A that graphrf supports (--weights combinatorial: use diffusion, regularized-laplacian, cosine, --alpha or --f)");
+}
+
+double reg_c(const KernelSpec& s) { return series_beta(s) / (1.0 + series_beta(s)); }
 
 // alpha without any validation.
 std::vector<double> alpha_unchecked(const KernelSpec& s, int n) {
   switch (s.kind) {
     case KernelKind::diffusion:
-      return scaled_exponential_terms(s.beta, std::exp(-s.beta), n);
+      return scaled_exponential_terms(series_beta(s), std::exp(-series_beta(s)), n);
     case KernelKind::exp_adjacency:
-      return scaled_exponential_terms(s.beta, 1.0, n);
+      return scaled_exponential_terms(series_beta(s), 1.0, n);
     case KernelKind::regularized_laplacian:
-      return negative_binomial_terms(s.power, reg_c(s), std::pow(1.0 + s.beta, -s.power), n);
+      return negative_binomial_terms(s.power, reg_c(s), std::pow(1.0 + series_beta(s), -s.power), n);
     case KernelKind::p_step: {
       const double a1 = s.shift - 1.0;
       return binomial_terms(s.power, 1.0 / a1, std::pow(a1, s.power), n);
     }
     case KernelKind::cosine: {
-      auto t = scaled_exponential_terms(s.beta, 1.0, n);
-      const double cb = std::cos(s.beta), sb = std::sin(s.beta);
+      auto t = scaled_exponential_terms(series_beta(s), 1.0, n);
+      const double cb = std::cos(series_beta(s)), sb = std::sin(series_beta(s));
       for (int k = 0; k < n; ++k) {
         const double sign = ((k / 2) % 2 == 0) ? 1.0 : -1.0;
         t[static_cast<std::size_t>(k)] *= sign * (k % 2 == 0 ? cb : sb);
@@ -189,13 +209,14 @@ std::string_view kernel_kind_name(KernelKind kind) {
 
 void validate_parameters(const KernelSpec& s) {
   const std::string kind(kernel_kind_name(s.kind));
+  check_laplacian_scale(s);
   if (uses_beta(s.kind)) {
     if (!(s.beta > 0.0)) option_error(kBetaOption, kind + " needs beta > 0 (got " + format_number(s.beta) + ")");
     if (!std::isfinite(s.beta)) option_error(kBetaOption, kind + " needs a finite beta (got " + format_number(s.beta) + ")");
     // regularized-laplacian has no e^beta: only c = beta/(1+beta) and (1+beta)^-power.
-    if (s.kind != KernelKind::regularized_laplacian && !(s.beta <= kMaxBeta))
+    if (s.kind != KernelKind::regularized_laplacian && !(series_beta(s) <= kMaxBeta))
       option_error(kBetaOption, kind + " needs beta <= " + format_number(kMaxBeta) + " so that e^beta and beta^k/k! stay finite (got " +
-                            format_number(s.beta) + ")");
+                            format_number(series_beta(s)) + ")" + scale_note(s));
   }
   switch (s.kind) {
     case KernelKind::regularized_laplacian:
@@ -211,8 +232,9 @@ void validate_parameters(const KernelSpec& s) {
         option_error(kPowerOption, kind + " needs power <= " + format_number(kMaxPStepPower) + " (got " + format_number(s.power) + ")");
       break;
     case KernelKind::cosine: {
-      const double a0 = std::cos(s.beta);
-      if (!(a0 > 0.0)) option_error(kBetaOption, kind + " has " + no_root_message(a0, "alpha_0 = cos(beta)") + "; use 0 < beta < pi/2");
+      const double a0 = std::cos(series_beta(s));
+      if (!(a0 > 0.0))
+        option_error(kBetaOption, kind + " has " + no_root_message(a0, "alpha_0 = cos(beta)") + "; use 0 < beta < pi/2" + scale_note(s));
       break;
     }
     case KernelKind::alpha:
@@ -252,7 +274,7 @@ double f_series_radius(const KernelSpec& s) {
     case KernelKind::p_step:
       return std::fmod(s.power, 2.0) == 0.0 ? inf : s.shift - 1.0;
     case KernelKind::cosine:
-      return cosine_nearest_zero(s.beta);
+      return cosine_nearest_zero(series_beta(s));
     case KernelKind::alpha:
       return smallest_root_modulus(s.coefficients);
   }
@@ -275,11 +297,11 @@ void validate(const KernelSpec& s, double rho) {
       break;
     }
     case KernelKind::cosine: {
-      const double r = cosine_nearest_zero(s.beta);
+      const double r = cosine_nearest_zero(series_beta(s));
       if (rho > r * (1.0 + kRadiusSlack))
         option_error(kBetaOption, "cosine f series diverges: cos(beta (1 - x)) has a zero at |x| = " + format_number(r) +
                               " < rho = " + format_number(rho) + " (spectral radius of W), so cos(beta L) may be indefinite; "
-                              "use beta <= pi/(2 (1 + rho)) = " + format_number(std::numbers::pi / (2.0 * (1.0 + rho))));
+                              "use beta <= pi/(2 (1 + rho)) = " + format_number(std::numbers::pi / (2.0 * (1.0 + rho))) + scale_note(s));
       break;
     }
     case KernelKind::p_step: {
@@ -323,11 +345,11 @@ std::vector<double> kernel_f(const KernelSpec& s, int n_terms) {
   validate_parameters(s);
   switch (s.kind) {
     case KernelKind::diffusion:  // sqrt(e^-beta e^{beta x}) = e^{-beta/2} e^{beta x / 2}
-      return scaled_exponential_terms(s.beta / 2.0, std::exp(-s.beta / 2.0), n_terms);
+      return scaled_exponential_terms(series_beta(s) / 2.0, std::exp(-series_beta(s) / 2.0), n_terms);
     case KernelKind::exp_adjacency:
-      return scaled_exponential_terms(s.beta / 2.0, 1.0, n_terms);
+      return scaled_exponential_terms(series_beta(s) / 2.0, 1.0, n_terms);
     case KernelKind::regularized_laplacian:  // (1+beta)^{-d/2} (1 - c x)^{-d/2}
-      return negative_binomial_terms(s.power / 2.0, reg_c(s), std::pow(1.0 + s.beta, -s.power / 2.0), n_terms);
+      return negative_binomial_terms(s.power / 2.0, reg_c(s), std::pow(1.0 + series_beta(s), -s.power / 2.0), n_terms);
     case KernelKind::p_step: {  // (a-1)^{p/2} (1 + x/(a-1))^{p/2}
       const double a1 = s.shift - 1.0;
       return binomial_terms(s.power / 2.0, 1.0 / a1, std::pow(a1, s.power / 2.0), n_terms);
@@ -363,15 +385,15 @@ double kernel_of_w_eigenvalue(const KernelSpec& s, double w) {
   validate_parameters(s);
   switch (s.kind) {
     case KernelKind::diffusion:
-      return std::exp(-s.beta * (1.0 - w));
+      return std::exp(-series_beta(s) * (1.0 - w));
     case KernelKind::exp_adjacency:
-      return std::exp(s.beta * w);
+      return std::exp(series_beta(s) * w);
     case KernelKind::regularized_laplacian:
-      return std::pow(1.0 + s.beta * (1.0 - w), -s.power);
+      return std::pow(1.0 + series_beta(s) * (1.0 - w), -s.power);
     case KernelKind::p_step:
       return std::pow(s.shift - 1.0 + w, s.power);
     case KernelKind::cosine:
-      return std::cos(s.beta * (1.0 - w));
+      return std::cos(series_beta(s) * (1.0 - w));
     case KernelKind::alpha:
       return horner(s.coefficients, w);
     case KernelKind::f: {
@@ -386,15 +408,15 @@ double kernel_of_laplacian_eigenvalue(const KernelSpec& s, double l) {
   validate_parameters(s);
   switch (s.kind) {
     case KernelKind::diffusion:
-      return std::exp(-s.beta * l);
+      return std::exp(-series_beta(s) * l);
     case KernelKind::exp_adjacency:
-      return std::exp(s.beta * (1.0 - l));
+      return std::exp(series_beta(s) * (1.0 - l));
     case KernelKind::regularized_laplacian:
-      return std::pow(1.0 + s.beta * l, -s.power);
+      return std::pow(1.0 + series_beta(s) * l, -s.power);
     case KernelKind::p_step:
       return std::pow(s.shift - l, s.power);
     case KernelKind::cosine:
-      return std::cos(s.beta * l);
+      return std::cos(series_beta(s) * l);
     case KernelKind::alpha:
     case KernelKind::f:
       return kernel_of_w_eigenvalue(s, 1.0 - l);
@@ -410,21 +432,25 @@ std::string describe(const KernelSpec& s) {
     if (c.size() > shown) out += ", ... " + std::to_string(c.size()) + " in all";
     return out + ")";
   };
+  // Under --weights combinatorial L is D - A and the walk matrix W = I - L/d_max.
+  const bool combinatorial = s.laplacian_scale != 1.0;
+  const std::string d_max = combinatorial ? ", d_max=" + format_number(s.laplacian_scale) : "";
+  const std::string of_l = combinatorial ? ", L = D - A" + d_max : "", of_w = combinatorial ? ", W = I - (D - A)/d_max" + d_max : "";
   switch (s.kind) {
     case KernelKind::diffusion:
-      return "diffusion exp(-beta L), beta=" + format_number(s.beta);
+      return "diffusion exp(-beta L), beta=" + format_number(s.beta) + of_l;
     case KernelKind::exp_adjacency:
       return "exp-adjacency exp(beta W), beta=" + format_number(s.beta);
     case KernelKind::regularized_laplacian:
-      return "regularized-laplacian (I + beta L)^-power, beta=" + format_number(s.beta) + ", power=" + format_number(s.power);
+      return "regularized-laplacian (I + beta L)^-power, beta=" + format_number(s.beta) + ", power=" + format_number(s.power) + of_l;
     case KernelKind::p_step:
       return "p-step (shift I - L)^power, shift=" + format_number(s.shift) + ", power=" + format_number(s.power);
     case KernelKind::cosine:
-      return "cosine cos(beta L), beta=" + format_number(s.beta);
+      return "cosine cos(beta L), beta=" + format_number(s.beta) + of_l;
     case KernelKind::alpha:
-      return "alpha sum_k alpha_k W^k, alpha=" + list(s.coefficients);
+      return "alpha sum_k alpha_k W^k, alpha=" + list(s.coefficients) + of_w;
     case KernelKind::f:
-      return "f (sum_k f_k W^k)^2, f=" + list(s.coefficients);
+      return "f (sum_k f_k W^k)^2, f=" + list(s.coefficients) + of_w;
   }
   throw std::logic_error("describe: unhandled KernelKind");
 }

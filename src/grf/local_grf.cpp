@@ -180,6 +180,8 @@ void check_local_walk_options(const WalkOptions& walk) {
     throw InputError(std::string("--coupling ") + coupling_name(walk.coupling) +
                      ": the frames path walks iid or repelling walkers (use one graph per run for the others)");
   if (walk.step != StepRule::uniform) throw InputError("--step weighted: the frames path takes uniform steps only");
+  if (walk.weights == WeightMode::combinatorial)  // its rows have no self-loops
+    throw InputError("--weights combinatorial: the frames path uses the normalised adjacency");
   if (walk.teleport_dangling) throw InputError("the frames path has no teleporting walkers");
   if (walk.start_every != 1) throw InputError("--start-every: the frames path starts walkers at every node");
   if (walk.quantile >= 0) throw InputError("the frames path does not draw quantile walk lengths");

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "graphrf/walks/walk_step.hpp"
+
 namespace graphrf {
 
 void multiply_w(const DistributedGraph& g, const WalkOptions& options, const std::vector<double>& x, std::vector<double>& y) {
@@ -13,15 +15,22 @@ void multiply_w(const DistributedGraph& g, const WalkOptions& options, const std
     for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const auto kk = static_cast<size_t>(k);
       const auto c = g.col[kk];
-      const double w = options.weights == WeightMode::normalized ? g.normalized_weight[kk] : options.scale * g.weight[kk];
+      const double w = options.weights == WeightMode::normalized ? g.normalized_weight[kk]
+                       : options.weights == WeightMode::raw      ? options.scale * g.weight[kk]
+                                                                 : g.weight[kk] / options.max_degree;
       sum += w * (g.owns(c) ? x[static_cast<size_t>(c - g.first())] : ghost[static_cast<size_t>(g.ghost_slot(c))]);
     }
+    // The combinatorial walk matrix's self-loop, W_ii = (d_max - d_i) / d_max.
+    const double loop = combinatorial_self_loop(options, g.degree[static_cast<size_t>(i)]);
+    if (loop > 0.0) sum += loop / options.max_degree * x[static_cast<size_t>(i)];
     y[static_cast<size_t>(i)] = sum;
   }
 }
 
 double spectral_radius(const DistributedGraph& g, const WalkOptions& options) {
-  if (options.weights == WeightMode::normalized) return 1.0;
+  // The normalised adjacency has rho = 1 (for a graph with edges); the combinatorial W = I - (D - A) / d_max is
+  // nonnegative and symmetric with every row summing to 1, so rho = 1 exactly.
+  if (options.weights != WeightMode::raw) return 1.0;
   const Communicator& comm = *g.comm;
   std::vector<double> x(static_cast<size_t>(g.n_local()), 1.0), y;
   double estimate = 0;

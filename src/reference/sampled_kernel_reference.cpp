@@ -10,15 +10,20 @@ namespace graphrf {
 SampledKernelColumns sampled_kernel_columns(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk,
                                             std::int64_t samples, std::uint64_t seed) {
   collective_try(*g.comm, [&] {
-    if (walk.weights != WeightMode::normalized)
-      throw InputError("--reference: above the dense limit the sampled reference needs --weights normalized");
+    if (walk.weights == WeightMode::raw)
+      throw InputError("--reference: above the dense limit the sampled reference needs --weights normalized or combinatorial");
   });
   SampledKernelColumns out;
   out.sample = locate_sample(g, sample_node_indices(g.n_global(), samples, seed));
-  const DistributedOperator laplacian = normalized_laplacian_operator(g);
-  constexpr double kNormalizedLambdaMax = 2.0;  // the normalised Laplacian's spectrum lies in [0, 2]
+  const bool combinatorial = walk.weights == WeightMode::combinatorial;
+  // The Laplacian itself, not the walk matrix: the normalised one (spectrum in [0, 2]), or L = D - A (spectrum in
+  // [0, 2 d_max]), whose eigenvalue lambda is d_max times the eigenvalue lambda / d_max of I - W that the kernel's
+  // closed form takes (kernel_of_laplacian_eigenvalue evaluates h(d_max * lambda / d_max) = h(lambda)).
+  const DistributedOperator laplacian = combinatorial ? combinatorial_laplacian_operator(g) : normalized_laplacian_operator(g);
+  const double scale = combinatorial ? kernel.laplacian_scale : 1.0;
   auto columns = laplacian_function_columns(
-      laplacian, kNormalizedLambdaMax, [&](double lambda) { return kernel_of_laplacian_eigenvalue(kernel, lambda); }, one_hot_columns(g, out.sample));
+      laplacian, 2.0 * scale, [&](double lambda) { return kernel_of_laplacian_eigenvalue(kernel, lambda / scale); },
+      one_hot_columns(g, out.sample));
   out.exact = std::move(columns.local);
   out.degree = columns.degree;
   out.truncation_bound = columns.truncation_bound;

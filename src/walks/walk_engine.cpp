@@ -47,29 +47,11 @@ class WalkSimulation {
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
                  DepositSink* sink)
       : g_(g), o_(o), log_(log), limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
-    const auto n_arcs = g.col.size();
     first_ = g.first();
     last_ = first_ + g.n_local();
-    row_ptr_.assign(g.row_ptr.begin(), g.row_ptr.end());
-    arcs_.resize(n_arcs);
-    const double keep = 1.0 - o.halt_probability();
-    for (std::int64_t i = 0; i < g.n_local(); ++i) {
-      const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
-      const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
-      const double deg = static_cast<double>(end - begin);
-      for (size_t k = begin; k < end; ++k) {
-        arcs_[k].target = g.col[k];
-        arcs_[k].factor = hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], keep);
-      }
-    }
-    if (o.step == StepRule::weighted) {
-      cumulative_.resize(n_arcs);
-      for (std::int64_t i = 0; i < g.n_local(); ++i) {
-        double sum = 0;
-        for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k)
-          cumulative_[static_cast<size_t>(k)] = sum += g.weight[static_cast<size_t>(k)];
-      }
-    }
+    if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
+      throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
+    build_arcs(g, o);
     walker_out_.resize(static_cast<size_t>(p_));
     deposit_out_.resize(static_cast<size_t>(p_));
     deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
@@ -82,6 +64,32 @@ class WalkSimulation {
     repelling_ = is_repelling(o.coupling);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
+  }
+
+  // The rows the walkers step through (append_walk_row: the graph's arcs in canonical order and, under
+  // --weights combinatorial, the self-loop last), with each arc's load factor and, for weighted steps, the
+  // inclusive prefix sums of the step weights.
+  void build_arcs(const DistributedGraph& g, const WalkOptions& o) {
+    const auto n = static_cast<size_t>(g.n_local());
+    const double keep = 1.0 - o.halt_probability();
+    row_ptr_.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i)
+      row_ptr_[i + 1] = row_ptr_[i] + (g.row_ptr[i + 1] - g.row_ptr[i]) + (combinatorial_self_loop(o, g.degree[i]) > 0.0);
+    arcs_.resize(static_cast<size_t>(row_ptr_[n]));
+    if (o.step == StepRule::weighted) cumulative_.resize(arcs_.size());
+    std::vector<WalkArc> row;
+    for (size_t i = 0; i < n; ++i) {
+      row.clear();
+      const auto begin = static_cast<size_t>(g.row_ptr[i]);
+      append_walk_row(o, first_ + static_cast<std::int64_t>(i), g.col.data() + begin, g.normalized_weight.data() + begin,
+                      g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], keep, row);
+      double sum = 0;
+      for (size_t k = 0, out = static_cast<size_t>(row_ptr_[i]); k < row.size(); ++k, ++out) {
+        arcs_[out].target = row[k].target;
+        arcs_[out].factor = row[k].factor;
+        if (o.step == StepRule::weighted) cumulative_[out] = sum += row[k].step_weight;
+      }
+    }
   }
 
   WalkResult run() {

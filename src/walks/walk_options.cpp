@@ -90,7 +90,17 @@ StepRule parse_step_rule(std::string_view s) {
 WeightMode parse_weight_mode(std::string_view s) {
   if (s == "normalized") return WeightMode::normalized;
   if (s == "raw") return WeightMode::raw;
-  throw InputError("--weights: expected normalized or raw (got '" + std::string(s) + "')");
+  if (s == "combinatorial") return WeightMode::combinatorial;
+  throw InputError("--weights: expected normalized, raw or combinatorial (got '" + std::string(s) + "')");
+}
+
+const char* weight_mode_name(WeightMode m) {
+  switch (m) {
+    case WeightMode::normalized: return "normalized";
+    case WeightMode::raw: return "raw";
+    case WeightMode::combinatorial: return "combinatorial";
+  }
+  return "?";
 }
 
 bool starts_walkers(const WalkOptions& o, std::int64_t canonical_index) {

@@ -19,6 +19,12 @@ What is checked:
     equals ||Phi Phi^T - M||_F / ||M||_F recomputed here to 1e-10;
   * --estimator two-ensembles writes /grf2 (its own walks; the error is that of (Phi1 Phi2^T + Phi2 Phi1^T)/2)
     and asymmetric writes /kernel/f equal to /kernel/alpha (the error is that of Phi itself);
+  * --weights combinatorial (kernels of L = D - A): /kernel/exact equals scipy's expm(-beta (D - A)) on
+    karate to 1e-10 with A from the independent reader, /kernel/alpha is the diffusion series of beta * d_max,
+    the printed error is the one recomputed here and small (< 0.1 with 256 walkers), the sampled reference
+    over every node (Chebyshev on D - A itself) gives the same error, and /grf is bitwise the same at 1 and
+    3 ranks; kernels that are not functions of L, --scale, and PageRank targets are refused in one
+    line; `info --weights combinatorial` writes A (the input graph, no self-loops) with laplacian "D - A";
   * without --out nothing is written (the run's directory keeps only its input).
 """
 
@@ -324,6 +330,63 @@ def test_by_length_only_on_request():
             assert not any(n.startswith("grf_by_length") for n in names), names
             assert {"grf/data", "grf/indices", "grf/indptr", "kernel/f", "walks/length_histogram"} <= names, names
             assert (plain != full.grf).nnz == 0 and np.array_equal(plain.indices, full.grf.indices)
+
+
+def test_combinatorial_laplacian_reference_karate():
+    with e2e.TempDir() as d:
+        graph = karate_file(d)
+        a = e2e.read_graph(graph).matrix(False).toarray()
+        degree = a.sum(axis=1)
+        d_max = degree.max()  # 17 on karate
+        beta = 0.05
+        exact = scipy.linalg.expm(-beta * (np.diag(degree) - a))
+        errors, grfs = [], []
+        for np_, partition in ((1, "block"), (3, "metis")):
+            r, o = grf(np_, d, "comb-np%d" % np_, graph, "--weights", "combinatorial", "--step", "weighted", "--beta", beta,
+                       "--walkers", 256, "--p-halt", 0.3, "--max-length", 60, "--partition", partition, "--reference")
+            assert o.kernel_attrs["weights"] == "combinatorial" and o.kernel_attrs["max_degree"] == d_max, o.kernel_attrs
+            assert r.lines_starting("weights") and "d_max = 17" in r.lines_starting("weights")[0], r.describe()
+            err = e2e.relative_max_error(o.by_id(o.exact), exact)
+            assert err <= 1e-10, "/kernel/exact vs expm(-beta (D - A)): %g" % err
+            assert e2e.relative_max_error(o.alpha, diffusion_series(beta * d_max, 61)[0]) <= 1e-13
+            phi = o.by_id().toarray()
+            expected = relative_frobenius(phi @ phi.T, exact)
+            attr = o.kernel_attrs["relative_frobenius_error"]
+            assert abs(attr - expected) <= 1e-10 * expected, (attr, expected)
+            assert 0 < attr < 0.1, attr
+            errors.append(attr)
+            grfs.append(o.by_id())
+            print("      np=%d: ||Phi Phi^T - exp(-beta (D - A))||_F / ||.||_F = %.6g" % (np_, attr), flush=True)
+        # The same GRFs, bitwise, at any rank count and partition (the dense error's last bits depend on the node
+        # order of the eigendecomposition, so it agrees to rounding only).
+        assert e2e.csr_equal(grfs[0], grfs[1]), "combinatorial /grf differs between 1 and 3 ranks"
+        assert abs(errors[0] - errors[1]) <= 1e-12 * errors[0], errors
+        # The sampled reference over all 34 nodes computes the kernel's rows on D - A by Chebyshev: the same error.
+        r = e2e.run(2, ["grf", "--graph", graph, "--weights", "combinatorial", "--step", "weighted", "--beta", str(beta),
+                        "--walkers", "256", "--p-halt", "0.3", "--max-length", "60", "--reference",
+                        "--dense-reference-max", "10", "--reference-samples", "34"])
+        assert r.result()["reference_sampled"] == "1", r.describe()
+        assert abs(float(r.result()["kernel_error"]) - errors[0]) <= 1e-6 * errors[0], (r.result(), errors)
+
+
+def test_combinatorial_laplacian_refusals_and_info():
+    with e2e.TempDir() as d:
+        graph = karate_file(d)
+        base = ["grf", "--graph", graph, "--weights", "combinatorial", "--out", "{out}"]
+        e2e.expect_error(2, base + ["--kernel", "p-step"], "--kernel p-step", "--weights combinatorial", directory=d)
+        e2e.expect_error(2, base + ["--kernel", "exp-adjacency"], "--kernel exp-adjacency", directory=d)
+        e2e.expect_error(2, base + ["--scale", "2"], "--scale", "--weights combinatorial", directory=d)
+        e2e.expect_error(2, base + ["--beta", "50"], "--beta", "beta * d_max = 50 * 17", directory=d)
+        e2e.expect_error(2, ["couple", "--graph", graph, "--target", "pagerank", "--weights", "combinatorial", "--out", "{out}"],
+                         "--weights combinatorial", "--target kernel", directory=d)
+        out = os.path.join(d, "info.h5")
+        r = e2e.run(2, ["info", "--graph", graph, "--weights", "combinatorial", "--out", out])
+        assert r.graphrf_errors() == [], r.describe()
+        with h5py.File(out, "r") as f:
+            attrs = {k: e2e._plain(v) for k, v in f["graph"].attrs.items()}
+            got = e2e.permute_by_id(e2e.read_csr(f["graph"]), f["nodes/id"][:])
+        assert attrs["weights"] == "raw" and attrs["laplacian"] == "D - A" and attrs["max_degree"] == 17, attrs
+        assert e2e.csr_equal(got, e2e.read_graph(graph).matrix(False)), "info --weights combinatorial writes A itself"
 
 
 def test_without_out_nothing_is_written():

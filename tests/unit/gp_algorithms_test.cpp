@@ -91,27 +91,32 @@ TEST(LanczosQuadrature, MatchesTheExactQuadraticFormOfLogA) {
 TEST(GpParameters, DiffusionJacobianMatchesCentralDifferences) {
   KernelSpec k;
   k.beta = 1.7;
-  for (KernelKind kind : {KernelKind::diffusion, KernelKind::regularized_laplacian}) {
-    k.kind = kind;
-    const GpParameters params(k, GpLearn::hyper, 12, 1.3, 0.2);
-    const auto p = params.initial();
-    ASSERT_EQ(p.size(), 3u);
-    const Eigen::MatrixXd j = params.f_jacobian(p);
-    const double h = 1e-6;
-    for (size_t q = 0; q < p.size(); ++q) {
-      auto up = p, down = p;
-      up[q] += h;
-      down[q] -= h;
-      const auto fu = params.f(up), fd = params.f(down);
-      for (int t = 0; t < 12; ++t)
-        EXPECT_NEAR(j(t, static_cast<Eigen::Index>(q)), (fu[static_cast<size_t>(t)] - fd[static_cast<size_t>(t)]) / (2 * h), 1e-7)
-            << "parameter " << q << " t " << t;
+  // laplacian_scale 3: --weights combinatorial with d_max = 3 (the series has beta * 3; beta is still the parameter).
+  for (double scale : {1.0, 3.0}) {
+    for (KernelKind kind : {KernelKind::diffusion, KernelKind::regularized_laplacian}) {
+      k.kind = kind;
+      k.laplacian_scale = scale;
+      const GpParameters params(k, GpLearn::hyper, 12, 1.3, 0.2);
+      const auto p = params.initial();
+      ASSERT_EQ(p.size(), 3u);
+      const Eigen::MatrixXd j = params.f_jacobian(p);
+      const double h = 1e-6;
+      for (size_t q = 0; q < p.size(); ++q) {
+        auto up = p, down = p;
+        up[q] += h;
+        down[q] -= h;
+        const auto fu = params.f(up), fd = params.f(down);
+        for (int t = 0; t < 12; ++t)
+          EXPECT_NEAR(j(t, static_cast<Eigen::Index>(q)), (fu[static_cast<size_t>(t)] - fd[static_cast<size_t>(t)]) / (2 * h), 1e-7)
+              << "parameter " << q << " t " << t << " scale " << scale;
+      }
+      EXPECT_NEAR(params.sigma_f(p), 1.3, 1e-15);
+      EXPECT_NEAR(params.beta(p), 1.7, 1e-15);
+      EXPECT_NEAR(params.sigma_n(p), 0.2, 1e-15);
     }
-    EXPECT_NEAR(params.sigma_f(p), 1.3, 1e-15);
-    EXPECT_NEAR(params.beta(p), 1.7, 1e-15);
-    EXPECT_NEAR(params.sigma_n(p), 0.2, 1e-15);
   }
   k.kind = KernelKind::diffusion;
+  k.laplacian_scale = 1.0;
   const GpParameters f_mode(k, GpLearn::f, 5, 2.0, 0.1);
   EXPECT_EQ(f_mode.size(), 6u);
   EXPECT_NEAR(f_mode.initial()[0], 2.0 * std::exp(-0.85), 1e-14);  // sigma_f e^{-beta/2}

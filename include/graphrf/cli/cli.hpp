@@ -88,7 +88,13 @@ WalkOptions walk_options_from(const po::variables_map& vm);
 // --reference, --dense-reference-max, --reference-samples; `what` says what the reference checks.
 void add_reference_options(po::options_description& desc, const std::string& what);
 ReferenceOptions reference_options_from(const po::variables_map& vm);
-// Refuses (collectively) a reference this graph cannot have: the sampled reference needs normalised weights.
+// --weights combinatorial, after the graph is loaded: walks on W = I - (D - A)/d_max and kernels of L = D - A
+// (bind_combinatorial_laplacian); says d_max and the walk's beta * d_max on rank 0, and warns in one line when
+// the series needs more terms than --max-length or than walks reach easily. Nothing for the other modes.
+// Collective.
+void bind_walk_weights(const Log& log, const DistributedGraph& g, WalkOptions& walk, KernelSpec& kernel);
+// Refuses (collectively) a reference this graph cannot have: the sampled reference needs normalised or
+// combinatorial weights.
 void check_reference_plan(const DistributedGraph& g, const ReferenceOptions& reference, const WalkOptions& walk);
 // Collective: InputError "<what> is dense, at most 5000 nodes (the graph has N)" when g is too large for a dense
 // N x N computation on one rank.

@@ -10,7 +10,7 @@
 
 namespace graphrf {
 
-// The walk's W (normalised, or scale * A) as a dense matrix on rank 0; an empty matrix elsewhere.
+// The walk's W (normalised, scale * A, or (A + diag(d_max - d_i)) / d_max) as a dense matrix on rank 0; an empty matrix elsewhere.
 Eigen::MatrixXd gather_dense_w(const DistributedGraph& g, const WalkOptions& options);
 // Sparse rows (this rank's rows start at first_row) as a dense n x n matrix on rank 0; empty elsewhere.
 Eigen::MatrixXd gather_dense_rows(const Communicator& comm, const SparseRows& rows, std::int64_t first_row, std::int64_t n);

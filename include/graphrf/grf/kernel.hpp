@@ -20,6 +20,13 @@
 // The modulation function f is the "square root" of alpha under discrete convolution (f * f = alpha), so
 // Phi = sum_k f_k W^k satisfies Phi Phi^T = M for symmetric W; GRFs estimate the rows of Phi.
 //
+// The combinatorial Laplacian. With laplacian_scale = s != 1 the named kernels that are functions of L
+// (diffusion, regularized-laplacian, cosine) are h(s L) of L = I - W, i.e. every formula above and below with
+// beta replaced by beta * s. With W = I - (D - A)/d_max and s = d_max this is h(D - A), the kernel of the
+// combinatorial Laplacian (--weights combinatorial). exp-adjacency and p-step are refused with s != 1 (the
+// first is a function of W, not of L; the second's shift >= 2 presumes the normalised spectrum [0, 2]); kinds
+// alpha and f are coefficients of powers of W whatever s is.
+//
 // Truncation. The walker deposits f_0 .. f_max_length, so pass n_terms = max_length + 1 to kernel_f.
 // When f is an infinite series (every named kernel except p-step with even power) this truncation is a
 // BIASED estimate of the infinite series: the GRF estimate targets Phi_K Phi_K^T with
@@ -42,6 +49,8 @@ struct KernelSpec {
   double beta = 1.0;    // diffusion, exp-adjacency, regularized-laplacian, cosine
   double power = 1.0;   // regularized-laplacian (real > 0), p-step (integer >= 1)
   double shift = 2.0;   // p-step (>= 2)
+  // The kernel is h(laplacian_scale * L) with L = I - W: 1, or d_max for the combinatorial Laplacian D - A.
+  double laplacian_scale = 1.0;
   std::vector<double> coefficients;  // kind alpha: alpha_0, alpha_1, ...; kind f: f_0, f_1, ...
 };
 
@@ -58,7 +67,8 @@ KernelKind parse_kernel_kind(std::string_view name);
 std::string_view kernel_kind_name(KernelKind kind);
 
 // Checks the parameters that do not depend on W (signs, integrality, finiteness, alpha_0 > 0 so that
-// f_0 = sqrt(alpha_0) is real and positive, prefactor neither overflowing nor underflowing).
+// f_0 = sqrt(alpha_0) is real and positive, prefactor neither overflowing nor underflowing, a laplacian_scale
+// other than 1 only for diffusion, regularized-laplacian, cosine, alpha and f).
 // Throws InputError naming the option.
 void validate_parameters(const KernelSpec& spec);
 
@@ -113,7 +123,7 @@ double kernel_of_w_eigenvalue(const KernelSpec& spec, double lambda_w);
 // evaluated directly in lambda_l for the named kernels (h(lambda_L) for random wavelet features).
 double kernel_of_laplacian_eigenvalue(const KernelSpec& spec, double lambda_l);
 
-// One line, e.g. "diffusion exp(-beta L), beta=1".
+// One line, e.g. "diffusion exp(-beta L), beta=1" (with laplacian_scale != 1: "..., L = D - A, d_max=4").
 std::string describe(const KernelSpec& spec);
 
 }  // namespace graphrf

@@ -1,7 +1,7 @@
 #pragma once
 // The error of a GRF kernel estimate against the exact kernel M, from the exact rows of M for a uniform
-// sample of nodes (M = h(L) with h the kernel as a function of the normalised Laplacian's eigenvalues, its
-// columns computed by a Chebyshev expansion on the distributed operator): works on graphs of any size, at
+// sample of nodes (M = h(L) with h the kernel as a function of the eigenvalues of the normalised Laplacian, or
+// of L = D - A under --weights combinatorial; its columns computed by a Chebyshev expansion on the distributed operator): works on graphs of any size, at
 // the cost of (Chebyshev degree) sparse products with an N x s block.
 #include <cstdint>
 
@@ -19,8 +19,9 @@ struct SampledKernelColumns {
   double truncation_bound = 0;
 };
 
-// Exact columns of M for `samples` nodes drawn from `seed` (all nodes when samples >= N). Only for
-// normalised weights (InputError naming --reference otherwise). Collective.
+// Exact columns of M for `samples` nodes drawn from `seed` (all nodes when samples >= N). For normalised and
+// combinatorial weights (kernel bound by bind_combinatorial_laplacian); InputError naming --reference for raw.
+// Collective.
 SampledKernelColumns sampled_kernel_columns(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk,
                                             std::int64_t samples, std::uint64_t seed);
 

@@ -26,7 +26,10 @@ inline bool is_repelling(Coupling c) {
 }
 const char* coupling_name(Coupling);
 enum class StepRule { uniform, weighted };
-enum class WeightMode { normalized, raw };
+// The walk matrix W: D^-1/2 A D^-1/2 (normalized), c A (raw), or, for the combinatorial Laplacian L = D - A,
+// W = I - L / d_max = (A + diag(d_max - d_i)) / d_max (combinatorial: every row sums to 1, so rho(W) = 1; the
+// walks add a self-loop of weight d_max - d_i to each node, and named kernels h(L) become h(d_max (I - W))).
+enum class WeightMode { normalized, raw, combinatorial };
 
 struct WalkOptions {
   std::int64_t walkers = 16;        // n walkers per start node
@@ -40,6 +43,9 @@ struct WalkOptions {
   StepRule step = StepRule::uniform;
   WeightMode weights = WeightMode::normalized;
   double scale = 1.0;               // W = scale * A when weights == raw
+  // d_max, the largest weighted degree of the graph, when weights == combinatorial (set from the loaded graph
+  // by bind_combinatorial_laplacian; 0 until then, which the walks refuse).
+  double max_degree = 0.0;
   std::uint64_t ensemble = 0;       // independent walk ensembles of one run differ here (two-ensemble estimator)
   std::vector<int> sigma;           // sigma coupling: permutation of 0..m-1 matching length quantiles of a pair
   // Every walker's length drawn from quantile `quantile` (0-based) of `quantile_order` equal-mass quantiles of
@@ -58,6 +64,7 @@ std::vector<int> parse_sigma(const std::string& text, const std::string& source)
 std::vector<int> read_sigma_file(const std::string& path);  // InputError naming the file
 StepRule parse_step_rule(std::string_view);     // InputError naming --step
 WeightMode parse_weight_mode(std::string_view); // InputError naming --weights
+const char* weight_mode_name(WeightMode);       // "normalized", "raw", "combinatorial"
 // Throws InputError for p_halt outside (0,1) (unless fixed_length), walkers < 1, odd walkers with antithetic or
 // sigma, sigma coupling without a permutation, max_length < 0 (< 1 when fixed_length), scale <= 0.
 void validate(const WalkOptions&);

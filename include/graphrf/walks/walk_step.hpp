@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/walks/walk_options.hpp"
@@ -143,13 +144,50 @@ inline void repelling_offsets(const WalkOptions& o, std::int64_t start_id, std::
   }
 }
 
+// Under --weights combinatorial (W = (A + diag(d_max - d_v)) / d_max) a walker at v also has a self-loop of
+// step weight d_max - d_v, the last arc of v's row, present when it is > 0 (0 for the nodes of largest degree;
+// d_max for an isolated node, which then keeps its walkers instead of ending them). 0 in the other modes.
+inline double combinatorial_self_loop(const WalkOptions& o, double degree_of_v) {
+  return o.weights == WeightMode::combinatorial ? o.max_degree - degree_of_v : 0.0;
+}
+
+// The sum of the step weights of v's arcs: d_v, or d_max under --weights combinatorial (the self-loop included).
+inline double row_step_weight(const WalkOptions& o, double degree_of_v) {
+  return o.weights == WeightMode::combinatorial ? o.max_degree : degree_of_v;
+}
+
 // The factor a walker's load is multiplied by on the arc v->u: W_vu / (P(step v->u) (1 - p)), with W_vu the
-// normalised or scaled weight (o.weights), uniform steps picking u with 1 / arcs(v) and weighted ones with
-// a_vu / d_v. `keep` is 1 - p.
+// normalised, scaled or combinatorial weight (o.weights), uniform steps picking u with 1 / arcs(v) and
+// weighted ones with weight / row_weight. `weight` is the arc's a_vu (the self-loop's d_max - d_v),
+// `row_weight` is row_step_weight, `arcs_of_v` counts the self-loop when there is one; `keep` is 1 - p.
 inline double hop_load_factor(const WalkOptions& o, double normalized_weight, double weight, double arcs_of_v,
-                              double degree_of_v, double keep) {
-  const double w = o.weights == WeightMode::normalized ? normalized_weight : o.scale * weight;
-  return o.step == StepRule::uniform ? w * arcs_of_v / keep : w * degree_of_v / (weight * keep);
+                              double row_weight, double keep) {
+  const double w = o.weights == WeightMode::normalized ? normalized_weight
+                   : o.weights == WeightMode::raw      ? o.scale * weight
+                                                       : weight / o.max_degree;
+  return o.step == StepRule::uniform ? w * arcs_of_v / keep : w * row_weight / (weight * keep);
+}
+
+// One arc a walker at v may take: its target, the factor hop_load_factor gives the load, and its step weight
+// (what --step weighted picks in proportion to).
+struct WalkArc {
+  std::int64_t target;
+  double factor;
+  double step_weight;
+};
+
+// The arcs of v in the order the walk engine draws them: v's graph arcs (targets `col`, weights a_vu and
+// normalised weights, canonical order), then under --weights combinatorial the self-loop to `self` when its
+// weight d_max - d_v is > 0. Appended to `out`. The expected factor of one hop, sum over arcs of
+// P(arc) (1 - p) factor, is W_vu: the estimator is unbiased for every mode.
+inline void append_walk_row(const WalkOptions& o, std::int64_t self, const std::int64_t* col, const double* normalized_weight,
+                            const double* weight, std::int64_t n_arcs, double degree_of_v, double keep,
+                            std::vector<WalkArc>& out) {
+  const double loop = combinatorial_self_loop(o, degree_of_v), row_weight = row_step_weight(o, degree_of_v);
+  const double arcs_of_v = static_cast<double>(n_arcs + (loop > 0.0));
+  for (std::int64_t k = 0; k < n_arcs; ++k)
+    out.push_back({col[k], hop_load_factor(o, normalized_weight[k], weight[k], arcs_of_v, row_weight, keep), weight[k]});
+  if (loop > 0.0) out.push_back({self, hop_load_factor(o, 0.0, loop, arcs_of_v, row_weight, keep), loop});
 }
 
 // Index of the neighbour picked with probability weight/sum among `cumulative` (inclusive prefix sums).
