@@ -6,7 +6,7 @@
       1..splits (--test-fraction 0.2) the GRF-GP with i.i.d. walks and each walk coupling, and the exact-kernel
       GP (`--reference`, on the i.i.d. run: same theta and its own learned theta). Mean +- sd over splits.
   gp_experiments.py mesh --obj bunny.obj [--splits 10]
-      Mesh interpolation as in Reid et al., "Variance-reducing couplings for random features" (Sec. 4.2, App.
+      Mesh interpolation as in Reid et al. 2025b, "Variance-reducing couplings for random features" (Sec. 4.2, App.
       F.2), on vertices rather than faces: the graph of mesh edges, y = the z component of the area-weighted
       vertex normal (standardised), 30% of the vertices observed (--test-fraction 0.7: the rest is the test set).
 
