@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -721,12 +722,23 @@ void H5Output::write_csr(const std::string& group, std::int64_t n_cols, std::spa
 
     // Global indptr: each rank contributes its row starts shifted by the nonzeros before it; the last rank also
     // contributes the closing entry (the total number of nonzeros), even when it has no rows.
+    // Index width as scipy chooses it: int32 when every index and offset fits, else int64 (the same on all ranks).
     const bool last = comm_.rank() == comm_.size() - 1;
-    std::vector<std::int64_t> indptr(n_local + (last ? 1 : 0));
-    for (std::size_t i = 0; i < indptr.size(); ++i) indptr[i] = local_indptr[i] + nnz_before;
+    const bool narrow = std::max<std::int64_t>(n_cols, comm_.sum(nnz)) <= std::numeric_limits<std::int32_t>::max();
     const std::string sub = path == "/" ? "/" : path + "/";
-    write_rows_agreed(sub + "indptr", H5Element::i64, indptr.data(), indptr.size(), {});
-    write_rows_agreed(sub + "indices", H5Element::i64, indices.data(), indices.size(), {});
+    const std::size_t n_indptr = n_local + (last ? 1 : 0);
+    if (narrow) {
+      std::vector<std::int32_t> indptr(n_indptr), narrow_indices(indices.size());
+      for (std::size_t i = 0; i < n_indptr; ++i) indptr[i] = static_cast<std::int32_t>(local_indptr[i] + nnz_before);
+      for (std::size_t k = 0; k < indices.size(); ++k) narrow_indices[k] = static_cast<std::int32_t>(indices[k]);
+      write_rows_agreed(sub + "indptr", H5Element::i32, indptr.data(), indptr.size(), {});
+      write_rows_agreed(sub + "indices", H5Element::i32, narrow_indices.data(), narrow_indices.size(), {});
+    } else {
+      std::vector<std::int64_t> indptr(n_indptr);
+      for (std::size_t i = 0; i < n_indptr; ++i) indptr[i] = local_indptr[i] + nnz_before;
+      write_rows_agreed(sub + "indptr", H5Element::i64, indptr.data(), indptr.size(), {});
+      write_rows_agreed(sub + "indices", H5Element::i64, indices.data(), indices.size(), {});
+    }
     write_rows_agreed(sub + "data", H5Element::f64, data.data(), data.size(), {});
   });
 }

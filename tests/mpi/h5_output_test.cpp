@@ -389,6 +389,8 @@ TEST_F(H5OutputTest, CsrMatrixInAnndataLayout) {
     EXPECT_NE(out.last_io_mode(), H5D_MPIO_NO_COLLECTIVE);
     const std::vector<std::int64_t> start{0};
     out.write_csr("/empty_csr", 5, start, {}, {});
+    // More columns than int32 holds: indices and indptr stay int64 (scipy's rule).
+    out.write_csr("/wide_csr", std::int64_t{1} << 31, local.indptr, local.indices, local.data);
     out.commit();
   }
   comm.barrier();
@@ -402,18 +404,23 @@ TEST_F(H5OutputTest, CsrMatrixInAnndataLayout) {
   bool scalar = true;
   EXPECT_EQ(f.attr_values<std::int64_t>("/obsm/features", "shape", &scalar), (std::vector<std::int64_t>{n_rows, 7}));
   EXPECT_FALSE(scalar);
-  EXPECT_TRUE(f.has_type<std::int64_t>("/obsm/features/indptr"));
-  EXPECT_TRUE(f.has_type<std::int64_t>("/obsm/features/indices"));
+  EXPECT_TRUE(f.has_type<std::int32_t>("/obsm/features/indptr"));  // everything fits in int32
+  EXPECT_TRUE(f.has_type<std::int32_t>("/obsm/features/indices"));
   EXPECT_TRUE(f.has_type<double>("/obsm/features/data"));
   EXPECT_EQ(f.dims("/obsm/features/indptr"), (std::vector<hsize_t>{static_cast<hsize_t>(n_rows + 1)}));
   EXPECT_EQ(f.read<std::int64_t>("/obsm/features/indptr"), want.indptr);
   EXPECT_EQ(f.read<std::int64_t>("/obsm/features/indices"), want.indices);
   EXPECT_EQ(f.read<double>("/obsm/features/data"), want.data);
+  EXPECT_TRUE(f.has_type<std::int64_t>("/wide_csr/indptr"));
+  EXPECT_TRUE(f.has_type<std::int64_t>("/wide_csr/indices"));
+  EXPECT_EQ(f.read<std::int64_t>("/wide_csr/indptr"), want.indptr);
+  EXPECT_EQ(f.read<std::int64_t>("/wide_csr/indices"), want.indices);
+  EXPECT_EQ(f.attr_values<std::int64_t>("/wide_csr", "shape"), (std::vector<std::int64_t>{n_rows, std::int64_t{1} << 31}));
 
   EXPECT_EQ(f.attr_values<std::int64_t>("/empty_csr", "shape"), (std::vector<std::int64_t>{0, 5}));
   EXPECT_EQ(f.read<std::int64_t>("/empty_csr/indptr"), (std::vector<std::int64_t>{0}));
   EXPECT_EQ(f.dims("/empty_csr/indices"), (std::vector<hsize_t>{0}));
-  EXPECT_TRUE(f.has_type<std::int64_t>("/empty_csr/indices"));
+  EXPECT_TRUE(f.has_type<std::int32_t>("/empty_csr/indices"));
   EXPECT_EQ(f.dims("/empty_csr/data"), (std::vector<hsize_t>{0}));
   EXPECT_TRUE(f.has_type<double>("/empty_csr/data"));
 }

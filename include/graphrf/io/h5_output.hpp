@@ -165,8 +165,9 @@ class H5Output {
   }
 
   // CSR matrix in the anndata / scipy layout under `group`: attributes encoding-type="csr_matrix",
-  // encoding-version="0.1.0", shape=[n_rows_global, n_cols] (int64 array); datasets indptr (int64, n_rows + 1),
-  // indices (int64) and data (float64). Each rank passes its own consecutive rows (rank order = row order):
+  // encoding-version="0.1.0", shape=[n_rows_global, n_cols] (int64 array); datasets indptr (n_rows + 1), indices
+  // and data (float64); indptr and indices are int32 when n_cols and the number of nonzeros fit (scipy's own
+  // rule, so scipy and anndata use them without a copy), int64 otherwise. Each rank passes its own consecutive rows (rank order = row order):
   // local_indptr has n_local + 1 entries starting at 0, non-decreasing, ending at indices.size() == data.size();
   // indices lie in [0, n_cols) and are sorted (non-decreasing) within each row. Violations throw Error on every rank.
   void write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
