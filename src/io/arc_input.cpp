@@ -166,6 +166,16 @@ ParsedGml parse_gml_share(const Communicator& comm, const std::string& path, con
   collective_try(comm, [&] {
     parsed = parse_gml_chunk(header, chunk, extension, open, pending, context, comm.rank() + 1 == comm.size());
   });
+  // 4. One graph per file: the top-level 'graph [' lines of every chunk, in file order.
+  std::vector<std::int64_t> mine_graphs{static_cast<std::int64_t>(parsed.graph_lines.size()), 0, 0};
+  std::copy(parsed.graph_lines.begin(), parsed.graph_lines.end(), mine_graphs.begin() + 1);
+  std::vector<std::int64_t> graph_lines;
+  {
+    const auto [all, counts] = share(mine_graphs);
+    for (std::size_t r = 0; r < p; ++r)
+      for (std::int64_t j = 0; j < all[3 * r]; ++j) graph_lines.push_back(all[3 * r + 1 + static_cast<std::size_t>(j)]);
+  }
+  collective_try(comm, [&] { check_one_gml_graph(path, graph_lines); });
   return parsed;
 }
 
