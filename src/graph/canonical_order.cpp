@@ -63,6 +63,11 @@ std::vector<std::int64_t> global_indptr(const Communicator& comm, const std::vec
 void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::string& group,
                     std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
                     std::span<const double> data) {
+  const std::int64_t nnz = order.comm().sum(static_cast<std::int64_t>(columns.size()));
+  const PhaseStep step("write       " + group + ": " + std::to_string(order.n_global()) + " rows, " + std::to_string(nnz) +
+                           " entries, " + fmt(16e-6 * static_cast<double>(nnz), 0) + " MB" +
+                           (order.internal_is_canonical() ? "" : ", routed to canonical order and sorted"),
+                       slow_output(nnz));
   struct Entry {
     std::int64_t column;
     double value;

@@ -9,6 +9,7 @@
 
 #include "graphrf/core/timer.hpp"
 #include "graphrf/io/gml_format.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
@@ -223,6 +224,11 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   comm.broadcast(file_size);
   comm.broadcast(reason);
   check_declared_size_fits(comm, path, header, options.memory_limit);
+  // Reading and parsing is one step per rank (no loop to report from): large files say when it starts and ends.
+  constexpr std::int64_t kSlowFileBytes = std::int64_t{1} << 28;
+  const PhaseStep step("loading     reading " + path + ": " + fmt(1e-6 * static_cast<double>(file_size), 0) + " MB as " +
+                           format_name(format) + ", " + std::to_string(comm.size()) + " rank(s) in parallel",
+                       file_size >= kSlowFileBytes);
 
   ArcInput input;
   std::string chunk;

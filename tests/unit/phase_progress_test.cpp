@@ -152,3 +152,21 @@ TEST(PhaseStep, StartAndEndLinesOnlyForSlowStepsAndNoEndLineOnError) {
   EXPECT_EQ(lines[1].substr(lines[1].size() - 2), " s");
   EXPECT_EQ(lines[2], "routing ...");
 }
+
+TEST(PhaseProgress, StepReadsTheClockAtEveryCall) {
+  // 30 iterations of 1 s each, in a log file: lines at 2 and 22 s, and the last one.
+  CapturedLog out(true, false, false);
+  double now = 0;
+  {
+    PhaseProgress progress("chebyshev", 30, out.log(), [&now] { return now; });
+    for (std::int64_t k = 1; k <= 30; ++k) {
+      now = static_cast<double>(k);
+      progress.step(k);
+    }
+  }
+  const std::vector<std::string> lines = lines_of(out.text());
+  ASSERT_EQ(lines.size(), 3u) << out.text();
+  EXPECT_EQ(lines[0], "chebyshev: 6.7% of rank 0's share, 2.0 s, 1.0/s, ETA 28 s");
+  EXPECT_EQ(lines[1], "chebyshev: 73.3% of rank 0's share, 22.0 s, 1.0/s, ETA 8 s");
+  EXPECT_EQ(lines[2], "chebyshev: 100.0% of rank 0's share, 30.0 s (done, 1.0/s)");
+}
