@@ -262,6 +262,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
     parsed = std::move(gml.chunk);
     input.nodes_listed = true;
     input.listed_node_ids = std::move(gml.node_ids);
+    input.listed_node_labels = std::move(gml.labels);
     input.report.gml_directed = comm.max(gml.directed ? 1 : 0) == 1;
   } else {
     collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });

@@ -198,6 +198,8 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
   struct Record {
     std::int64_t line = 0;
     std::int64_t id = -1, source = 0, target = 0;
+    std::string label;
+    bool has_label = false;
     bool has_id = false, has_source = false, has_target = false, has_weight = false, weighted_by_value = false;
     double weight = 1;
   } record;
@@ -216,6 +218,7 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
     if (open[1] == GmlBlock::node) {
       if (!record.has_id) detail::throw_line_error(start, "node block without an id");
       out.node_ids.push_back(record.id);
+      out.labels.push_back(record.label);
       ++out.chunk.records;
     } else {
       if (!record.has_source || !record.has_target)
@@ -269,6 +272,10 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
                 if (record.has_id) detail::throw_line_error(at, "node block with a second id");
                 record.id = parse_int(value, quoted, at, "node id");
                 record.has_id = true;
+              } else if (key == "label") {
+                if (record.has_label) detail::throw_line_error(at, "node block with a second label");
+                record.label = std::string(value);
+                record.has_label = true;
               }
               return;
             }

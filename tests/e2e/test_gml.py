@@ -2,7 +2,8 @@
 parallel.
 
 A 7 x 6 grid with shuffled, non-contiguous ids, `value` weights, labels, graphics blocks and one isolated node
-is written as GML. Checked: /nodes/id holds the ids ascending with the isolated node kept; /graph equals the
+is written as GML. Checked: /nodes/id holds the ids ascending with the isolated node kept, /nodes/name their
+labels; /graph equals the
 normalised weighted adjacency this test builds itself; info and grf files are identical (h5diff, launch-only
 fields excluded) at 1-4 ranks with block, METIS and PT-Scotch partitions (so node and edge blocks cut by every
 rank boundary); malformed files (and what the parallel reader refuses: two graphs in one file, a value on a
@@ -87,7 +88,10 @@ def test_gml_graph_identical_at_every_launch():
                 with h5py.File(first, "r") as f:
                     got_ids = f["nodes/id"][:]
                     got = e2e.read_csr(f["graph"])
+                    got_names = [x.decode() for x in f["nodes/name"][:]]
                 assert np.array_equal(got_ids, ids), (got_ids[:10], ids[:10])
+                # The node labels, by node in id order (the ids stay the GML ids).
+                assert got_names == ["n%d [x]" % x for x in ids], got_names[:5]
                 assert e2e.csr_close(got, expected_graph(ids, edges)), "/graph differs from the GML's graph"
         assert not differences, "\n".join(differences)
 

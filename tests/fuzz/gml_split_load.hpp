@@ -16,6 +16,7 @@ namespace graphrf::test {
 struct GmlLoaded {
   std::vector<Arc> arcs;
   std::vector<std::int64_t> node_ids;
+  std::vector<std::string> labels;  // in node_ids' order
   bool directed = false;
   std::int64_t self_loops_dropped = 0;
 };
@@ -56,6 +57,7 @@ inline GmlLoaded load_gml_split(std::string_view file, const std::vector<std::si
     const ParsedGml part = parse_gml_chunk(header, chunk_at(i), extension, open, pending, contexts[i], i + 1 == chunks);
     out.arcs.insert(out.arcs.end(), part.chunk.arcs.begin(), part.chunk.arcs.end());
     out.node_ids.insert(out.node_ids.end(), part.node_ids.begin(), part.node_ids.end());
+    for (std::size_t k = 0; k < part.labels.size(); ++k) out.labels.emplace_back(part.labels[k]);
     out.directed = out.directed || part.directed;
     out.self_loops_dropped += part.chunk.self_loops_dropped;
     graph_lines.insert(graph_lines.end(), part.graph_lines.begin(), part.graph_lines.end());

@@ -102,6 +102,8 @@ void check_gml(std::string_view file) {
     if (error != whole_error) property_failed("gml: the first error differs between whole and split parsing");
     if (!whole_error.empty()) continue;
     if (split.node_ids != whole.node_ids) property_failed("gml: node ids differ between whole and split parsing");
+    if (split.labels != whole.labels || whole.labels.size() != whole.node_ids.size())
+      property_failed("gml: node labels differ between whole and split parsing");
     if (split.arcs.size() != whole.arcs.size()) property_failed("gml: arc counts differ");
     for (std::size_t i = 0; i < whole.arcs.size(); ++i)
       if (split.arcs[i].u != whole.arcs[i].u || split.arcs[i].v != whole.arcs[i].v || !(split.arcs[i].w == whole.arcs[i].w))

@@ -48,6 +48,7 @@ void expect_gml_split_invariant(const std::string& file) {
       const GmlLoaded split = load_gml(file, cuts);
       EXPECT_EQ(split.arcs, whole.arcs);
       EXPECT_EQ(split.node_ids, whole.node_ids);
+      EXPECT_EQ(split.labels, whole.labels);
       EXPECT_EQ(split.directed, whole.directed);
     }
 }
@@ -90,6 +91,7 @@ TEST(Gml, DetectedByExtensionAndByItsFirstKey) {
 TEST(Gml, NewmanLayoutGivesNodesWeightsAndIsolatedNodes) {
   const GmlLoaded r = load_gml(kNewman);
   EXPECT_EQ(r.node_ids, (std::vector<std::int64_t>{0, 1, 7}));  // 7 has no edge and is kept
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"Myriel", "Napoleon", "Alone [not linked]"}));
   EXPECT_EQ(r.arcs, (std::vector<Arc>{{1, 0, 2.5}}));
   EXPECT_FALSE(r.directed);
   expect_gml_split_invariant(kNewman);
@@ -111,6 +113,7 @@ TEST(Gml, OneLineBlocksNestedBlocksWeightsAndDirected) {
       "]\n";
   const GmlLoaded r = load_gml(file);
   EXPECT_EQ(r.node_ids, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"", "", ""}));  // no labels: empty names
   EXPECT_EQ(r.arcs, (std::vector<Arc>{{10, 20, 4}, {20, 30, 1}, {30, 10, 0.5}}));
   EXPECT_EQ(r.self_loops_dropped, 1);
   EXPECT_TRUE(r.directed);
@@ -139,6 +142,7 @@ TEST(Gml, MalformedFilesGiveOneErrorNamingTheLine) {
   expect("graph [\n 12 [ ]\n]\n", "net.gml:2: ", "value '12' without a key");
   expect("graph [\n node [ id\n 1 ]\n]\n", "net.gml:3: ", "value '1' is not on the line of its key");
   expect("graph [\n node [ id 1 ]\n edge\n", "net.gml: ", "the file ends after a key that has no value");
+  expect("graph [\n node [ id 1 label \"a\"\n label \"b\" ]\n]\n", "net.gml:3: ", "node block with a second label");
 }
 
 TEST(Gml, LimitsOfTheParallelReaderAreRefusedNamingTheLine) {

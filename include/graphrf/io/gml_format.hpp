@@ -19,8 +19,8 @@
 // line; a block's '[' may be on a later line than its key (Newman writes "node" and "[" on two lines).
 // Refused with FILE:LINE, because chunks start at line boundaries and a rank must be able to tokenise its
 // lines without the text before them: a scalar value on a later line than its key, and a string spanning
-// lines. One `graph [ ... ]` block per file (a second one is refused). In `graph [ ... ]`: `directed 0|1`, `node [ id N ... ]` (N an integer; any other keys and nested
-// blocks such as graphics are ignored), `edge [ source N target M (weight|value) W ... ]` (the weight, if
+// lines. One `graph [ ... ]` block per file (a second one is refused). In `graph [ ... ]`: `directed 0|1`, `node [ id N label "S" ... ]` (N an integer, the node's id; the label, if any, a name
+// written to /nodes/name; other keys and nested blocks such as graphics are ignored), `edge [ source N target M (weight|value) W ... ]` (the weight, if
 // any, is `weight`, else `value`; finite and > 0; 1 when absent). Nodes without edges are kept.
 #include <cstdint>
 #include <string>
@@ -72,6 +72,7 @@ std::int64_t gml_record_end(std::string_view text, std::int64_t depth, std::int6
 struct ParsedGml {
   ParsedChunk chunk;                      // arcs (ids as in the file) and counts
   std::vector<std::int64_t> node_ids;     // ids of the node blocks this chunk owns
+  NodeNames labels;                       // their `label` values, in node_ids' order ("" for a node without one)
   bool directed = false;                  // the chunk holds `directed 1`
   std::vector<std::int64_t> graph_lines;  // lines of the top-level 'graph [' blocks the chunk opens (at most 2)
 };
