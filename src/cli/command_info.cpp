@@ -6,6 +6,7 @@
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/io/h5_output.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -48,7 +49,13 @@ int run_info(const CommandContext& ctx) {
   phases.add("partition", loaded.partition_seconds);
   phases.add("distribute", loaded.distribute_seconds);
   Timer phase;
-  const GraphStatistics s = compute_statistics(g);
+  GraphStatistics s;
+  {
+    // Connected components take label-propagation rounds over the whole graph: seconds on large ones.
+    constexpr std::int64_t kSlowNodes = std::int64_t{1} << 20;
+    const PhaseStep step("statistics  degrees, connected components, edge cut", g.n_global() >= kSlowNodes);
+    s = compute_statistics(g);
+  }
   phases.add("statistics", phase.seconds());
   const LoadReport& r = g.report;
   const Log& log = ctx.log;

@@ -148,8 +148,9 @@ DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGra
              report_steps);
   Timer timer;
   const auto part = compute_partition(comm, canonical, partition, comm.size());
-  phase_note("loading     partitioned in " + fmt(comm.max(timer.seconds()), 2) + " s; moving rows to their ranks", report_steps);
   const double partition_seconds = comm.max(timer.seconds());
+  phase_note("loading     partitioned in " + fmt(partition_seconds, 2) + " s", report_steps);
+  const PhaseStep step("loading     moving rows to their ranks, ghosts and normalised weights", report_steps);
   const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
   DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
   g.report.partition_seconds = partition_seconds;
