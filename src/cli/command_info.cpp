@@ -7,6 +7,7 @@
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/io/h5_output.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -43,7 +44,21 @@ int run_info(const CommandContext& ctx) {
 
   Timer total_timer;
   const DistributedGraph g = load_graph(comm, options);
-  const GraphStatistics s = compute_statistics(g);
+  PhaseTimes phases;
+  const LoadReport& loaded = g.report;
+  phases.add("read", loaded.read_seconds);
+  phases.add("assemble", loaded.assemble_seconds);
+  phases.add("partition", loaded.partition_seconds);
+  phases.add("distribute", loaded.distribute_seconds);
+  Timer phase;
+  GraphStatistics s;
+  {
+    // Connected components take label-propagation rounds over the whole graph: seconds on large ones.
+    constexpr std::int64_t kSlowNodes = std::int64_t{1} << 20;
+    const PhaseStep step("statistics  degrees, connected components, edge cut", g.n_global() >= kSlowNodes);
+    s = compute_statistics(g);
+  }
+  phases.add("statistics", phase.seconds());
   const LoadReport& r = g.report;
   const Log& log = ctx.log;
   log.info("graph       " + r.source);
@@ -59,8 +74,6 @@ int run_info(const CommandContext& ctx) {
            fmt(g.quality.node_balance, 3) + " arcs " + fmt(g.quality.arc_balance, 3));
   log.info("per rank    min / avg / max   nodes " + mam(s.owned_nodes) + "   arcs " + mam(s.owned_arcs) + "   ghosts " +
            mam(s.ghosts));
-  log.info("time [s]    read " + fmt(r.read_seconds) + "  assemble " + fmt(r.assemble_seconds) + "  partition " +
-           fmt(r.partition_seconds) + "  distribute " + fmt(r.distribute_seconds));
   std::ostringstream result;
   result << "nodes=" << s.nodes << " edges=" << s.edges << " components=" << s.components << " isolated=" << s.isolated
          << " edge_cut=" << s.edge_cut << " ranks=" << comm.size() << " load_seconds="
@@ -83,8 +96,12 @@ int run_info(const CommandContext& ctx) {
     out.set_attribute("/graph", "components", s.components);
     out.commit();
     log.info("wrote       " + out_path + " in " + fmt(timer.seconds()) + " s");
+    phases.add("write", timer.seconds());
   }
-  print_run_summary(log, comm, total_timer.seconds());
+  // The whole run: load steps, statistics, write, and what they leave out (graph generation, ...) as other.
+  const double total_seconds = total_timer.seconds();
+  log.info(phases.line(total_seconds));
+  print_run_summary(log, comm, total_seconds);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "graphrf/graph/canonical_order.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "graphrf/core/radix_sort.hpp"
@@ -115,13 +116,24 @@ bool rows_ascending(std::span<const std::int64_t> indptr, std::span<const std::i
   return true;
 }
 
+// Bytes per entry H5Output::write_csr stores: int32 or int64 index, float64 value.
+double direct_width(const CanonicalOrder& order, std::int64_t nnz) {
+  return std::max(order.n_global(), nnz) <= std::numeric_limits<std::int32_t>::max() ? 12.0 : 16.0;
+}
+
 }  // namespace
 
 void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::string& group,
                     std::span<const std::int64_t> local_indptr, std::span<const std::int64_t> columns,
                     std::span<const double> data) {
+  const std::int64_t nnz = order.comm().sum(static_cast<std::int64_t>(columns.size()));
+  const bool direct = order.internal_is_canonical() && rows_ascending(local_indptr, columns);
+  const PhaseStep step("write       " + group + ": " + std::to_string(order.n_global()) + " rows, " + std::to_string(nnz) +
+                           " entries, " + fmt(direct_width(order, nnz) * 1e-6 * static_cast<double>(nnz), 0) + " MB" +
+                           (order.internal_is_canonical() ? "" : ", routed to canonical order and sorted"),
+                       slow_output(nnz));
   // One rank or a block partition with rows sorted already (the usual case): written as they are, without copies.
-  if (order.internal_is_canonical() && rows_ascending(local_indptr, columns)) {
+  if (direct) {
     out.write_csr(group, order.n_global(), local_indptr, columns, data);
     return;
   }

@@ -141,11 +141,16 @@ std::string graph_summary(const DistributedGraph& g) {
 DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
                                           bool report_steps) {
   validate_partition_spec(partition);
-  phase_note("loading     partitioning: " + partition, report_steps);
+  // The partitioner is a library call that reports nothing until it returns: say what it works on.
+  phase_note("loading     partitioning " + std::to_string(canonical.dist.total()) + " nodes, " +
+                 std::to_string(canonical.n_edges_global) + " edges with " + partition +
+                 (partition == "block" ? "" : " (one library call: no progress until it returns)"),
+             report_steps);
   Timer timer;
   const auto part = compute_partition(comm, canonical, partition, comm.size());
-  phase_note("loading     partitioned in " + fmt(comm.max(timer.seconds()), 2) + " s; moving rows to their ranks", report_steps);
   const double partition_seconds = comm.max(timer.seconds());
+  phase_note("loading     partitioned in " + fmt(partition_seconds, 2) + " s", report_steps);
+  const PhaseStep step("loading     moving rows to their ranks, ghosts and normalised weights", report_steps);
   const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
   DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
   g.report.partition_seconds = partition_seconds;
@@ -159,9 +164,16 @@ DistributedGraph load_graph(const Communicator& comm, const GraphOptions& option
   ArcInput arcs = read_arcs(comm, options);
   // Steps without a loop to report from say when they start on large graphs (about a second or more each).
   constexpr std::int64_t kSlowArcs = std::int64_t{1} << 22;
-  const bool slow = comm.sum(static_cast<std::int64_t>(arcs.arcs.size())) >= kSlowArcs;
-  phase_note("loading     assembling the canonical graph (sorting and routing arcs)", slow);
-  CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
+  const std::int64_t total_arcs = comm.sum(static_cast<std::int64_t>(arcs.arcs.size()));
+  const bool slow = total_arcs >= kSlowArcs;
+  CanonicalGraph canonical;
+  {
+    const PhaseStep step("loading     assembling the canonical graph from " +
+                             std::to_string(total_arcs) +
+                             " arcs (sorting and routing)",
+                         slow);
+    canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
+  }
   return partition_and_distribute(comm, std::move(canonical), options.partition, slow);
 }
 

@@ -15,8 +15,9 @@ void write_nodes(H5Output& out, const DistributedGraph& g) {
 }
 
 void write_node_names(H5Output& out, const DistributedGraph& g) {
-  if (!g.report.string_ids) return;
-  // The names are already in canonical order, one block per rank in rank order: written as they are.
+  if (!g.report.string_ids && !g.report.node_labels) return;
+  // The names (string ids, or GML labels) are already in canonical order, one block per rank in rank order:
+  // written as they are.
   const std::size_t width = std::max<std::size_t>(1, g.comm->max(static_cast<std::uint64_t>(g.names.longest())));
   std::vector<char> padded(g.names.size() * width, '\0');
   for (std::size_t i = 0; i < g.names.size(); ++i) {

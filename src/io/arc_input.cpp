@@ -9,6 +9,7 @@
 
 #include "graphrf/core/timer.hpp"
 #include "graphrf/io/gml_format.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
@@ -166,6 +167,16 @@ ParsedGml parse_gml_share(const Communicator& comm, const std::string& path, con
   collective_try(comm, [&] {
     parsed = parse_gml_chunk(header, chunk, extension, open, pending, context, comm.rank() + 1 == comm.size());
   });
+  // 4. One graph per file: the top-level 'graph [' lines of every chunk, in file order.
+  std::vector<std::int64_t> mine_graphs{static_cast<std::int64_t>(parsed.graph_lines.size()), 0, 0};
+  std::copy(parsed.graph_lines.begin(), parsed.graph_lines.end(), mine_graphs.begin() + 1);
+  std::vector<std::int64_t> graph_lines;
+  {
+    const auto [all, counts] = share(mine_graphs);
+    for (std::size_t r = 0; r < p; ++r)
+      for (std::int64_t j = 0; j < all[3 * r]; ++j) graph_lines.push_back(all[3 * r + 1 + static_cast<std::size_t>(j)]);
+  }
+  collective_try(comm, [&] { check_one_gml_graph(path, graph_lines); });
   return parsed;
 }
 
@@ -213,6 +224,11 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   comm.broadcast(file_size);
   comm.broadcast(reason);
   check_declared_size_fits(comm, path, header, options.memory_limit);
+  // Reading and parsing is one step per rank (no loop to report from): large files say when it starts and ends.
+  constexpr std::int64_t kSlowFileBytes = std::int64_t{1} << 28;
+  const PhaseStep step("loading     reading " + path + ": " + fmt(1e-6 * static_cast<double>(file_size), 0) + " MB as " +
+                           format_name(format) + ", " + std::to_string(comm.size()) + " rank(s) in parallel",
+                       file_size >= kSlowFileBytes);
 
   ArcInput input;
   std::string chunk;
@@ -246,6 +262,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
     parsed = std::move(gml.chunk);
     input.nodes_listed = true;
     input.listed_node_ids = std::move(gml.node_ids);
+    input.listed_node_labels = std::move(gml.labels);
     input.report.gml_directed = comm.max(gml.directed ? 1 : 0) == 1;
   } else {
     collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });

@@ -60,9 +60,43 @@ struct ShortName {
 
 ShortName short_name_of(const CanonicalGraph& g, size_t local) {
   ShortName out{};
-  const std::string text = g.names.empty() ? std::to_string(g.original_id[local]) : std::string(g.names[local]);
+  const std::string text = g.report.string_ids ? std::string(g.names[local]) : std::to_string(g.original_id[local]);
   std::memcpy(out.text, text.data(), std::min(text.size(), sizeof(out.text) - 1));
   return out;
+}
+
+// Listed nodes' labels (by canonical index, each index once) -> the names of this rank's owned nodes, in order.
+NodeNames route_labels_to_owners(const Communicator& comm, const BlockDistribution& dist,
+                                 const std::vector<std::int64_t>& canonical, const NodeNames& labels) {
+  const auto p = static_cast<std::size_t>(comm.size());
+  std::vector<std::size_t> order(canonical.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return canonical[a] < canonical[b]; });
+  Counts node_counts(p, 0), byte_counts(p, 0);
+  std::vector<std::int64_t> index_and_length;
+  std::vector<char> bytes;
+  for (std::size_t k : order) {
+    const auto owner = static_cast<std::size_t>(dist.owner(canonical[k]));
+    node_counts[owner] += 2;
+    byte_counts[owner] += static_cast<std::int64_t>(labels[k].size());
+    index_and_length.push_back(canonical[k]);
+    index_and_length.push_back(static_cast<std::int64_t>(labels[k].size()));
+    bytes.insert(bytes.end(), labels[k].begin(), labels[k].end());
+  }
+  const auto got = comm.alltoallv(index_and_length, node_counts);
+  const auto got_bytes = comm.alltoallv(bytes, byte_counts);
+  // Place each label at its owned position (senders' runs are each ascending, not merged).
+  const std::int64_t first = dist.first(comm.rank());
+  std::vector<std::string_view> at(static_cast<std::size_t>(dist.count(comm.rank())));
+  std::size_t offset = 0;
+  for (std::size_t k = 0; k + 1 < got.size(); k += 2) {
+    const auto length = static_cast<std::size_t>(got[k + 1]);
+    at[static_cast<std::size_t>(got[k] - first)] = std::string_view(got_bytes.data() + offset, length);
+    offset += length;
+  }
+  NodeNames names;
+  for (std::string_view label : at) names.push_back(label);
+  return names;
 }
 
 struct DirectedRecord {
@@ -128,6 +162,7 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
       a.u = canon(a.u);
       a.v = canon(a.v);
     }
+    for (auto& id : input.listed_node_ids) id = canon(id);  // listed nodes by canonical index from here on
     g.dist = std::move(sorted.dist);
     g.original_id = std::move(sorted.owned_ids);
   }
@@ -151,6 +186,8 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
         throw InputError(g.report.source + ": edges name " + std::to_string(n - distinct) +
                          " node id(s) that have no node block");
     });
+    g.report.node_labels = comm.max(static_cast<std::uint64_t>(input.listed_node_labels.bytes().size())) > 0;
+    if (g.report.node_labels) g.names = route_labels_to_owners(comm, g.dist, input.listed_node_ids, input.listed_node_labels);
   }
 
   // 2. Route both directions of every arc (directed: the arc as given) to the owner of its source.

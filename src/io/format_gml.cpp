@@ -70,7 +70,8 @@ void for_each_event(std::string_view line, const LineRef& at, GmlPending& pendin
     if (c == '"') {
       const std::size_t end = line.find('"', i + 1);
       if (end == std::string_view::npos)
-        detail::throw_line_error(at, "a string does not end on its line (strings spanning lines are not supported)");
+        detail::throw_line_error(at, "a string does not end on its line (strings spanning lines are not supported: the "
+                                     "file is read in parallel by lines; put each string on one line)");
       token = line.substr(i + 1, end - i - 1);
       quoted = true;
       i = end + 1;
@@ -81,7 +82,8 @@ void for_each_event(std::string_view line, const LineRef& at, GmlPending& pendin
     }
     if (pending.waiting) {
       detail::throw_line_error(at, "value '" + detail::excerpt(token) +
-                                       "' is not on the line of its key (only a block's '[' may be on a later line)");
+                                       "' is not on the line of its key (not supported: the file is read in parallel "
+                                       "by lines; only a block's '[' may be on a later line than its key)");
     } else if (!key.empty()) {
       pair(key, token, quoted);
       key = {};
@@ -196,6 +198,8 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
   struct Record {
     std::int64_t line = 0;
     std::int64_t id = -1, source = 0, target = 0;
+    std::string label;
+    bool has_label = false;
     bool has_id = false, has_source = false, has_target = false, has_weight = false, weighted_by_value = false;
     double weight = 1;
   } record;
@@ -214,6 +218,7 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
     if (open[1] == GmlBlock::node) {
       if (!record.has_id) detail::throw_line_error(start, "node block without an id");
       out.node_ids.push_back(record.id);
+      out.labels.push_back(record.label);
       ++out.chunk.records;
     } else {
       if (!record.has_source || !record.has_target)
@@ -232,6 +237,7 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
           line, at, pending,
           [&](GmlBlock block) {
             if (done) return;
+            if (open.empty() && block == GmlBlock::graph && out.graph_lines.size() < 2) out.graph_lines.push_back(at.number);
             open.push_back(block);
             if (open.size() == kRecordDepth && is_record(open) && !skipping) {
               in_record = true;
@@ -266,6 +272,10 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
                 if (record.has_id) detail::throw_line_error(at, "node block with a second id");
                 record.id = parse_int(value, quoted, at, "node id");
                 record.has_id = true;
+              } else if (key == "label") {
+                if (record.has_label) detail::throw_line_error(at, "node block with a second label");
+                record.label = std::string(value);
+                record.has_label = true;
               }
               return;
             }
@@ -303,6 +313,12 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
     throw InputError(context.file_name + ": the file ends inside " + std::to_string(open.size()) +
                      " open block(s) ('graph [' needs its ']')");
   return out;
+}
+
+void check_one_gml_graph(const std::string& file_name, const std::vector<std::int64_t>& graph_lines) {
+  if (graph_lines.size() < 2) return;
+  throw InputError(file_name + ":" + std::to_string(graph_lines[1]) + ": a second 'graph [' block (the first is on line " +
+                   std::to_string(graph_lines[0]) + "); a file holds one graph: split it into one file per graph");
 }
 
 }  // namespace graphrf

@@ -7,6 +7,7 @@ std::vector<std::string> LoadReport::adjustments(std::int64_t edges) const {
   if (skipped_header_line > 0) out.push_back("skipped the column-name header on line " + std::to_string(skipped_header_line));
   if (string_ids)
     out.push_back("read node ids as names (--ids): nodes are numbered 0..N-1 in ascending byte order of their names");
+  if (node_labels) out.push_back("read the GML node labels: outputs hold them in /nodes/name (/nodes/id keeps the GML ids)");
   if (gml_directed && !directed)
     out.push_back("the GML file says 'directed 1': its arcs were symmetrised (pagerank --directed keeps them)");
   if (self_loops_dropped > 0) out.push_back("dropped " + std::to_string(self_loops_dropped) + " self-loops");

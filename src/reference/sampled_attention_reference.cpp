@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/reproducible_sum.hpp"
 
 namespace graphrf {
@@ -42,7 +43,9 @@ SampledAttentionErrors sampled_attention_errors(const DistributedGraph& g, const
   max_logit = comm.allreduce(std::move(max_logit), MPI_MAX);
   const Eigen::MatrixXd feature_scores = phi_k * phi_q_s.transpose();  // n x s
   std::vector<Eigen::MatrixXd> reference(kReferences, Eigen::MatrixXd(s, dv));
+  PhaseProgress progress("reference   exact attention rows of " + std::to_string(s) + " sampled nodes", s);
   for (std::int64_t first = 0; first < s; first += kSamplesPerPass) {
+    progress.step(first);
     const std::int64_t count = std::min(kSamplesPerPass, s - first);
     Eigen::MatrixXd weights(n, kReferences * count);
     for (std::int64_t c = 0; c < count; ++c) {

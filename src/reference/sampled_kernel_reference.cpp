@@ -1,6 +1,7 @@
 #include "graphrf/reference/sampled_kernel_reference.hpp"
 
 #include "graphrf/graph/laplacian_operator.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/reproducible_sum.hpp"
 #include "graphrf/reference/laplacian_function_columns.hpp"
 #include "graphrf/reference/node_sample.hpp"
@@ -45,16 +46,22 @@ Eigen::MatrixXd sampled_estimate_columns(const DistributedGraph& g, const GrfRun
     return est;
   }
   const SparseRows phi_s = replicate_sampled_rows(comm, sample, phi);
+  // N x samples sparse dot products: seconds on large graphs.
+  PhaseProgress progress("reference   estimated rows of " + std::to_string(sample.size()) + " sampled nodes", g.n_local());
   if (run.estimator == GrfEstimator::symmetric) {
-    for (std::int64_t j = 0; j < g.n_local(); ++j)
+    for (std::int64_t j = 0; j < g.n_local(); ++j) {
+      progress.update(j);
       for (std::int64_t c = 0; c < sample.size(); ++c) est(j, c) = sparse_dot(phi, j, phi_s, c);
+    }
     return est;
   }
   const SparseRows& phi2 = run.phi[1];
   const SparseRows phi2_s = replicate_sampled_rows(comm, sample, phi2);
-  for (std::int64_t j = 0; j < g.n_local(); ++j)
+  for (std::int64_t j = 0; j < g.n_local(); ++j) {
+    progress.update(j);
     for (std::int64_t c = 0; c < sample.size(); ++c)
       est(j, c) = 0.5 * (sparse_dot(phi, j, phi2_s, c) + sparse_dot(phi2, j, phi_s, c));
+  }
   return est;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/spectral/chebyshev_recurrence.hpp"
 
 namespace graphrf {
@@ -100,7 +101,12 @@ std::vector<Eigen::MatrixXd> chebyshev_filter(const DistributedOperator& op, dou
   acc.reserve(coeff_sets.size());
   for (const auto& c : coeff_sets) acc.emplace_back((0.5 * c[0]) * x_local);
   ChebyshevRecurrence rec(op, lambda_max, x_local);
+  // One sparse product per degree: long filters (references, wavelet steps on large graphs) report progress.
+  PhaseProgress progress("chebyshev   filter of degree " + std::to_string(degree) + " on " + std::to_string(x_local.cols()) +
+                             " column(s)",
+                         static_cast<std::int64_t>(degree));
   for (size_t k = 1; k <= degree; ++k) {
+    progress.step(static_cast<std::int64_t>(k) - 1);
     const bool first_takes_part = coeff_sets[0].size() > k;
     rec.advance(first_takes_part ? &acc[0] : nullptr, first_takes_part ? coeff_sets[0][k] : 0.0);
     for (size_t f = 1; f < coeff_sets.size(); ++f)

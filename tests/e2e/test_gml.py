@@ -2,10 +2,12 @@
 parallel.
 
 A 7 x 6 grid with shuffled, non-contiguous ids, `value` weights, labels, graphics blocks and one isolated node
-is written as GML. Checked: /nodes/id holds the ids ascending with the isolated node kept; /graph equals the
+is written as GML. Checked: /nodes/id holds the ids ascending with the isolated node kept, /nodes/name their
+labels; /graph equals the
 normalised weighted adjacency this test builds itself; info and grf files are identical (h5diff, launch-only
 fields excluded) at 1-4 ranks with block, METIS and PT-Scotch partitions (so node and edge blocks cut by every
-rank boundary); malformed files stop with one line naming FILE:LINE and leave no file.
+rank boundary); malformed files (and what the parallel reader refuses: two graphs in one file, a value on a
+later line than its key, strings spanning lines) stop with one line naming FILE:LINE and leave no file.
 """
 
 import os
@@ -86,7 +88,10 @@ def test_gml_graph_identical_at_every_launch():
                 with h5py.File(first, "r") as f:
                     got_ids = f["nodes/id"][:]
                     got = e2e.read_csr(f["graph"])
+                    got_names = [x.decode() for x in f["nodes/name"][:]]
                 assert np.array_equal(got_ids, ids), (got_ids[:10], ids[:10])
+                # The node labels, by node in id order (the ids stay the GML ids).
+                assert got_names == ["n%d [x]" % x for x in ids], got_names[:5]
                 assert e2e.csr_close(got, expected_graph(ids, edges)), "/graph differs from the GML's graph"
         assert not differences, "\n".join(differences)
 
@@ -104,6 +109,13 @@ def test_malformed_gml_is_one_error():
              "the file ends inside 1 open block(s)"),
             ("weight.gml", "graph [\n node [ id 1 ]\n node [ id 2 ]\n edge [ source 1 target 2\n value 0 ]\n]\n",
              "weight.gml:5: ", "is zero"),
+            # Limits of the parallel reader, each refused with the line to blame.
+            ("two.gml", "graph [\n node [ id 1 ]\n]\ngraph [\n node [ id 2 ]\n]\n", "two.gml:4: ",
+             "a second 'graph [' block (the first is on line 1)"),
+            ("nextline.gml", "graph [\n node [ id\n 1 ]\n]\n", "nextline.gml:3: ",
+             "value '1' is not on the line of its key (not supported"),
+            ("multiline.gml", "graph [\n node [ id 1 label \"two\nlines\" ]\n]\n", "multiline.gml:2: ",
+             "strings spanning lines are not supported"),
         ]
         for name, text, where, what in cases:
             graph = e2e.write(d, name, text)

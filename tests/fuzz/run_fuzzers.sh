@@ -11,7 +11,7 @@ cmake -S tests/fuzz -B "$BUILD" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TY
 cmake --build "$BUILD" -j2
 echo "fuzz: build took ${SECONDS} s"
 mkdir -p "$BUILD/artifacts"
-for format in edgelist mtx metis dimacs obj; do
+for format in edgelist edgelist_ids mtx metis dimacs obj gml; do
   scratch="$BUILD/new-corpus/$format"
   mkdir -p "$scratch"
   echo "fuzz: $format for ${SECONDS_EACH} s"

@@ -9,6 +9,7 @@
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/io/gml_format.hpp"
+#include "fuzz/gml_split_load.hpp"
 #include "unit/format_test_util.hpp"
 
 using namespace graphrf;
@@ -16,57 +17,10 @@ using ::testing::HasSubstr;
 
 namespace {
 
-struct GmlLoaded {
-  std::vector<Arc> arcs;
-  std::vector<std::int64_t> node_ids;
-  bool directed = false;
-  std::int64_t self_loops_dropped = 0;
-};
+using test::GmlLoaded;
 
-// Parses `file` cut at the given line-aligned offsets exactly as the loader does over ranks.
 GmlLoaded load_gml(const std::string& file, const std::vector<std::size_t>& cuts = {}, int weight_column = 0) {
-  const std::string name = "net.gml";
-  const FileHeader header = parse_header(GraphFormat::gml, file, name, weight_column);
-  std::vector<std::size_t> bounds{0};
-  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
-  bounds.push_back(file.size());
-  const std::size_t chunks = bounds.size() - 1;
-  std::vector<ChunkContext> contexts(chunks);
-  std::vector<GmlSummary> summaries(chunks);
-  std::int64_t line = 1;
-  for (std::size_t i = 0; i < chunks; ++i) {
-    const std::string_view chunk(file.data() + bounds[i], bounds[i + 1] - bounds[i]);
-    contexts[i].file_name = name;
-    contexts[i].first_line = line;
-    line += count_lines(chunk);
-  }
-  std::vector<GmlTail> tails(chunks);
-  for (std::size_t i = 0; i < chunks; ++i)
-    tails[i] = gml_chunk_tail(std::string_view(file.data() + bounds[i], bounds[i + 1] - bounds[i]));
-  // As collective_try does: the first chunk (lowest rank) with an error wins.
-  for (std::size_t i = 0; i < chunks; ++i)
-    summaries[i] = summarize_gml_chunk(std::string_view(file.data() + bounds[i], bounds[i + 1] - bounds[i]), contexts[i],
-                                       gml_pending_before(tails, static_cast<int>(i)));
-  GmlLoaded out;
-  for (std::size_t i = 0; i < chunks; ++i) {
-    const std::string_view chunk(file.data() + bounds[i], bounds[i + 1] - bounds[i]);
-    const auto open = gml_blocks_open_before(summaries, static_cast<int>(i));
-    const GmlPending pending = gml_pending_before(tails, static_cast<int>(i));
-    std::string_view extension;
-    if (gml_record_open_at_end(open, summaries[i])) {
-      const std::size_t kept = open.size() - std::min<std::size_t>(open.size(), static_cast<std::size_t>(summaries[i].closes));
-      const std::string_view rest = std::string_view(file).substr(bounds[i + 1]);
-      const std::int64_t end = gml_record_end(rest, static_cast<std::int64_t>(kept + summaries[i].opens.size()), 2,
-                                              tails[i].has_tokens ? tails[i].pending : pending);
-      extension = end >= 0 ? rest.substr(0, static_cast<std::size_t>(end)) : rest;
-    }
-    const ParsedGml part = parse_gml_chunk(header, chunk, extension, open, pending, contexts[i], i + 1 == chunks);
-    out.arcs.insert(out.arcs.end(), part.chunk.arcs.begin(), part.chunk.arcs.end());
-    out.node_ids.insert(out.node_ids.end(), part.node_ids.begin(), part.node_ids.end());
-    out.directed = out.directed || part.directed;
-    out.self_loops_dropped += part.chunk.self_loops_dropped;
-  }
-  return out;
+  return test::load_gml_split(file, cuts, "net.gml", weight_column);
 }
 
 std::string gml_error(const std::string& file, const std::vector<std::size_t>& cuts = {}) {
@@ -94,6 +48,7 @@ void expect_gml_split_invariant(const std::string& file) {
       const GmlLoaded split = load_gml(file, cuts);
       EXPECT_EQ(split.arcs, whole.arcs);
       EXPECT_EQ(split.node_ids, whole.node_ids);
+      EXPECT_EQ(split.labels, whole.labels);
       EXPECT_EQ(split.directed, whole.directed);
     }
 }
@@ -136,6 +91,7 @@ TEST(Gml, DetectedByExtensionAndByItsFirstKey) {
 TEST(Gml, NewmanLayoutGivesNodesWeightsAndIsolatedNodes) {
   const GmlLoaded r = load_gml(kNewman);
   EXPECT_EQ(r.node_ids, (std::vector<std::int64_t>{0, 1, 7}));  // 7 has no edge and is kept
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"Myriel", "Napoleon", "Alone [not linked]"}));
   EXPECT_EQ(r.arcs, (std::vector<Arc>{{1, 0, 2.5}}));
   EXPECT_FALSE(r.directed);
   expect_gml_split_invariant(kNewman);
@@ -157,6 +113,7 @@ TEST(Gml, OneLineBlocksNestedBlocksWeightsAndDirected) {
       "]\n";
   const GmlLoaded r = load_gml(file);
   EXPECT_EQ(r.node_ids, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"", "", ""}));  // no labels: empty names
   EXPECT_EQ(r.arcs, (std::vector<Arc>{{10, 20, 4}, {20, 30, 1}, {30, 10, 0.5}}));
   EXPECT_EQ(r.self_loops_dropped, 1);
   EXPECT_TRUE(r.directed);
@@ -185,4 +142,28 @@ TEST(Gml, MalformedFilesGiveOneErrorNamingTheLine) {
   expect("graph [\n 12 [ ]\n]\n", "net.gml:2: ", "value '12' without a key");
   expect("graph [\n node [ id\n 1 ]\n]\n", "net.gml:3: ", "value '1' is not on the line of its key");
   expect("graph [\n node [ id 1 ]\n edge\n", "net.gml: ", "the file ends after a key that has no value");
+  expect("graph [\n node [ id 1 label \"a\"\n label \"b\" ]\n]\n", "net.gml:3: ", "node block with a second label");
+}
+
+TEST(Gml, LimitsOfTheParallelReaderAreRefusedNamingTheLine) {
+  const auto expect = [](const std::string& file, const std::string& where, const std::string& what) {
+    const std::string message = gml_error(file);
+    EXPECT_EQ(message.rfind(where, 0), 0u) << message;
+    EXPECT_THAT(message, HasSubstr(what));
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    expect_gml_split_invariant(file);
+  };
+  // Two graphs: the second 'graph [' is to blame, however the file is split (also when its '[' is on the
+  // next line, Newman's layout, or both graphs share a line).
+  expect("graph [\n node [ id 1 ]\n]\ngraph [\n node [ id 2 ]\n]\n", "net.gml:4: ",
+         "a second 'graph [' block (the first is on line 1); a file holds one graph");
+  expect("Creator \"x\"\ngraph\n[\n node [ id 1 ]\n]\n# next\ngraph\n[\n node [ id 2 ]\n]\n", "net.gml:8: ",
+         "a second 'graph [' block (the first is on line 3)");
+  expect("graph [ node [ id 1 ] ] graph [ node [ id 2 ] ]\n", "net.gml:1: ", "a second 'graph [' block");
+  // A graph block nested in another block is not a second graph (it is ignored like any unknown block).
+  EXPECT_EQ(gml_error("graph [\n node [ id 1 meta [ graph [ x 1 ] ] ]\n]\n"), "");
+  // A scalar value on a later line than its key, and strings spanning lines.
+  expect("graph [\n node [ id\n 1 ]\n]\n", "net.gml:3: ", "value '1' is not on the line of its key (not supported");
+  expect("graph [\n node [ id 1 label \"first\nsecond\" ]\n]\n", "net.gml:2: ",
+         "strings spanning lines are not supported");
 }

@@ -19,6 +19,7 @@
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/mpi/block_distribution.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 
 namespace graphrf {
 
@@ -52,6 +53,10 @@ class CanonicalOrder {
   bool internal_is_canonical_ = false;
   BlockDistribution blocks_;
 };
+
+// Outputs of this many values or entries (about a second or more to route and write) say when their write
+// starts and ends (PhaseStep); smaller ones stay silent.
+inline bool slow_output(std::int64_t values) { return values >= (std::int64_t{1} << 23); }
 
 // Writes per-node rows (`trailing` as in H5Output::write_rows) in canonical order.
 template <class T>
@@ -201,6 +206,11 @@ void write_node_rows(H5Output& out, const CanonicalOrder& order, const std::stri
                      std::span<const T> local, std::vector<std::uint64_t> trailing) {
   std::size_t width = 1;
   for (auto t : trailing) width *= static_cast<std::size_t>(t);
+  const auto values = order.n_global() * static_cast<std::int64_t>(width);
+  const PhaseStep step("write       " + dataset + ": " + std::to_string(order.n_global()) + " rows of " + std::to_string(width) +
+                           ", " + fmt(1e-6 * static_cast<double>(sizeof(T)) * static_cast<double>(values), 0) + " MB" +
+                           (order.internal_is_canonical() ? "" : ", routed to canonical order"),
+                       slow_output(values));
   if (order.internal_is_canonical()) {
     out.write_rows<T>(dataset, local, std::move(trailing));
     return;

@@ -25,8 +25,9 @@ struct DistributedGraph {
   BlockDistribution dist;                      // owned global index range of each rank
   std::int64_t n_edges_global = 0;             // undirected edges (kept self-loops included)
   std::vector<std::int64_t> original_id;       // per owned node: id in the input (string ids: canonical index)
-  // String ids: node names in canonical order, one consecutive block per rank in rank order (the loader's
-  // blocks, not the owned rows): rank r holds the names of canonical indices exscan(sizes) .. + names.size().
+  // String ids (or GML node labels): node names in canonical order, one consecutive block per rank in rank
+  // order (the loader's blocks, not the owned rows): rank r holds the names of canonical indices
+  // exscan(sizes) .. + names.size().
   NodeNames names;
   std::vector<std::int64_t> canonical_index;   // per owned node
   std::vector<std::int64_t> row_ptr;           // n_local + 1

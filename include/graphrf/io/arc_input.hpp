@@ -26,6 +26,7 @@ struct ArcInput {
   // must be one of them, and listed nodes without arcs are kept (isolated).
   bool nodes_listed = false;
   std::vector<std::int64_t> listed_node_ids;
+  NodeNames listed_node_labels;  // GML `label` of each listed node ("" for none), in listed_node_ids' order
   NodeNames names;
   LoadReport report;
 };

@@ -19,7 +19,7 @@ namespace graphrf {
 struct CanonicalGraph {
   BlockDistribution dist;                  // canonical index ranges per rank
   std::vector<std::int64_t> original_id;   // per owned node (string ids: the canonical index)
-  NodeNames names;                         // string ids: per owned node, its name; else empty
+  NodeNames names;                         // string ids: per owned node, its name; GML with labels: its label; else empty
   std::vector<std::int64_t> row_ptr;       // n_local + 1
   std::vector<std::int64_t> col;           // canonical neighbour indices, ascending within a row
   std::vector<double> weight;

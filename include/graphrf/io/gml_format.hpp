@@ -16,10 +16,14 @@
 //
 // Accepted: `key value` pairs separated by blanks and line ends, values integers, reals, "strings" (no '"'
 // inside, ending on their line) or `[ ... ]` blocks; `#` starts a comment. A key and a scalar value share a
-// line; a block's '[' may be on a later line than its key (Newman writes "node" and "[" on two lines). In `graph [ ... ]`: `directed 0|1`, `node [ id N ... ]` (N an integer; any other keys and nested
-// blocks such as graphics are ignored), `edge [ source N target M (weight|value) W ... ]` (the weight, if
+// line; a block's '[' may be on a later line than its key (Newman writes "node" and "[" on two lines).
+// Refused with FILE:LINE, because chunks start at line boundaries and a rank must be able to tokenise its
+// lines without the text before them: a scalar value on a later line than its key, and a string spanning
+// lines. One `graph [ ... ]` block per file (a second one is refused). In `graph [ ... ]`: `directed 0|1`, `node [ id N label "S" ... ]` (N an integer, the node's id; the label, if any, a name
+// written to /nodes/name; other keys and nested blocks such as graphics are ignored), `edge [ source N target M (weight|value) W ... ]` (the weight, if
 // any, is `weight`, else `value`; finite and > 0; 1 when absent). Nodes without edges are kept.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -68,7 +72,9 @@ std::int64_t gml_record_end(std::string_view text, std::int64_t depth, std::int6
 struct ParsedGml {
   ParsedChunk chunk;                      // arcs (ids as in the file) and counts
   std::vector<std::int64_t> node_ids;     // ids of the node blocks this chunk owns
+  NodeNames labels;                       // their `label` values, in node_ids' order ("" for a node without one)
   bool directed = false;                  // the chunk holds `directed 1`
+  std::vector<std::int64_t> graph_lines;  // lines of the top-level 'graph [' blocks the chunk opens (at most 2)
 };
 
 // `extension`: the lines after the chunk that finish the record the chunk opened (empty if none). Self-loops
@@ -78,5 +84,9 @@ struct ParsedGml {
 ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std::string_view extension,
                           const std::vector<GmlBlock>& open_at_start, GmlPending pending_at_start,
                           const ChunkContext& context, bool ends_file);
+
+// A file holds one graph: given the lines of the top-level 'graph [' blocks in file order (every chunk's
+// graph_lines, concatenated), throws InputError "FILE:LINE: a second 'graph [' block ..." when there are two.
+void check_one_gml_graph(const std::string& file_name, const std::vector<std::int64_t>& graph_lines);
 
 }  // namespace graphrf

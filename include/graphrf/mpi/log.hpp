@@ -15,31 +15,34 @@ class Log {
  public:
   Log(const Communicator& comm, bool quiet)
       : root_(comm.is_root()), quiet_(quiet), terminal_(comm.is_root() && ::isatty(::fileno(stdout))) {}
+  // Without MPI, for tests: `root` says whether this process is rank 0; lines go to `out` instead of stdout.
+  Log(bool root, bool quiet, bool terminal, std::FILE* out) : root_(root), quiet_(quiet), terminal_(terminal), out_(out) {}
   bool quiet() const { return quiet_; }
   bool terminal() const { return terminal_; }
   void info(const std::string& line) const {
-    if (root_ && !quiet_) std::printf("%s\n", line.c_str()), std::fflush(stdout);
+    if (root_ && !quiet_) std::fprintf(out_, "%s\n", line.c_str()), std::fflush(out_);
   }
   // Progress of a long phase: on a terminal one line rewritten in place, elsewhere (logs, Slurm output)
   // a plain line each time. `last` ends the in-place line.
   void progress(const std::string& line, bool last) const {
     if (!root_ || quiet_) return;
-    if (terminal_) std::printf("\r%-100s%s", line.c_str(), last ? "\n" : "");
-    else std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
+    if (terminal_) std::fprintf(out_, "\r%-100s%s", line.c_str(), last ? "\n" : "");
+    else std::fprintf(out_, "%s\n", line.c_str());
+    std::fflush(out_);
   }
   void warn(const std::string& line) const {
     if (root_) std::fprintf(stderr, "graphrf: warning: %s\n", line.c_str()), std::fflush(stderr);
   }
   // One `RESULT k1=v1 k2=v2 ...` line for scripts.
   void result(const std::string& key_values) const {
-    if (root_) std::printf("RESULT %s\n", key_values.c_str()), std::fflush(stdout);
+    if (root_) std::fprintf(out_, "RESULT %s\n", key_values.c_str()), std::fflush(out_);
   }
 
  private:
   bool root_;
   bool quiet_;
   bool terminal_;
+  std::FILE* out_ = stdout;
 };
 
 // Fixed-precision number formatting for reports.

@@ -1,0 +1,1 @@
+graph [ node [ id 1 ] node [ id 2 ] edge [ source 2 target 1 value 1e-3 ] ]

@@ -1,0 +1,6 @@
+graph [
+ node [ id 1 ]
+]
+graph [
+ node [ id 2 ]
+]
