@@ -5,6 +5,8 @@
       San Jose highway speeds (Borovitskiy et al. 2021): speeds standardised, then for each split seed
       1..splits (--test-fraction 0.2) the GRF-GP with i.i.d. walks and each walk coupling, and the exact-kernel
       GP (`--reference`, on the i.i.d. run: same theta and its own learned theta). Mean +- sd over splits.
+      The sigma coupling is learned once by `graphrf couple` for the kernel at the starting beta.
+      --couplings a,b,... runs a subset (default: all).
   gp_experiments.py mesh --obj bunny.obj [--splits 10]
       Mesh interpolation as in Reid et al. 2025b, "Variance-reducing couplings for random features" (Sec. 4.2, App.
       F.2), on vertices rather than faces: the graph of mesh edges, y = the z component of the area-weighted
@@ -26,21 +28,26 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 GRAPHRF = os.environ.get("GRAPHRF", os.path.join(HERE, "..", "..", "build", "graphrf"))
 NP = int(os.environ.get("NP", "1"))
-COUPLINGS = ["iid", "antithetic", "repelling", "antithetic+repelling"]
+COUPLINGS = ["iid", "antithetic", "sigma", "repelling", "antithetic+repelling"]
 
 
-def run_gp(args):
+def graphrf(subcommand, args):
     command = ["mpirun", "--oversubscribe", "-np", str(NP)]
     if os.geteuid() == 0:
         command.insert(1, "--allow-run-as-root")
-    command += [GRAPHRF, "gp", "--quiet"] + [str(a) for a in args]
+    command += [GRAPHRF, subcommand, "--quiet"] + [str(a) for a in args]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit("gp_experiments: failed (%d): %s\n%s" % (done.returncode, shlex.join(command), done.stderr))
+    return done
+
+
+def run_gp(args):
+    done = graphrf("gp", args)
     for line in done.stdout.splitlines():
         if line.startswith("RESULT nodes="):
             return {k: float(v) for k, v in re.findall(r"(\w+)=([-+0-9.eE]+|nan|inf)", line)}
-    sys.exit("gp_experiments: no RESULT line from " + shlex.join(command))
+    sys.exit("gp_experiments: no RESULT line from gp " + shlex.join(str(a) for a in args))
 
 
 def standardised_csv(directory, pairs):
@@ -64,20 +71,33 @@ def table(rows, splits):
     print("| model | sigma_f | beta | sigma_n | test RMSE | NLPD | 95% coverage | learning [s] |")
     print("|---|---|---|---|---|---|---|---|")
     for name, runs in rows:
+        if not runs:
+            continue
         cells = [summary([r[k] for r in runs]) if all(k in r for r in runs) else ""
                  for k in ("sigma_f", "beta", "sigma_n", "rmse", "nlpd", "coverage", "learn_seconds")]
         print("| %s | %s |" % (name, " | ".join(cells)))
     print("(mean +- sd over %d splits, np %d)" % (splits, NP))
 
 
-def experiment(graph, observations, splits, test_fraction, walk_args, couplings):
+def sigma_file(graph, walk_args, directory):
+    """A sigma-coupling of walk lengths learned by `graphrf couple` for the kernel at the starting beta."""
+    path = os.path.join(directory, "sigma.txt")
+    keep = [a for k, v in zip(walk_args[::2], walk_args[1::2]) if k in ("--p-halt", "--max-length", "--beta")
+            for a in (k, v)]
+    graphrf("couple", ["--graph", graph, "--out", path] + keep)
+    return path
+
+
+def experiment(graph, observations, splits, test_fraction, walk_args, couplings, directory):
     rows = {c: [] for c in couplings}
     exact_same, exact_own = [], []
+    sigma = ["--sigma", sigma_file(graph, walk_args, directory)] if "sigma" in couplings else []
     for seed in range(1, splits + 1):
         for coupling in couplings:
             reference = ["--reference"] if coupling == "iid" else []
+            extra = sigma if coupling == "sigma" else []
             r = run_gp(["--graph", graph, "--observations", observations, "--test-fraction", test_fraction,
-                        "--split-seed", seed, "--coupling", coupling] + walk_args + reference)
+                        "--split-seed", seed, "--coupling", coupling] + walk_args + reference + extra)
             rows[coupling].append(r)
             if reference:
                 exact_same.append({"rmse": r["exact_rmse"], "nlpd": r["exact_nlpd"]})
@@ -88,8 +108,9 @@ def experiment(graph, observations, splits, test_fraction, walk_args, couplings)
     named = [("GRF-GP, `--coupling %s`" % c, rows[c]) for c in couplings]
     named += [("exact kernel, the i.i.d. GRF-GP's theta", exact_same), ("exact kernel, own theta (dense Adam)", exact_own)]
     table(named, splits)
-    kl = [r["kl"] for r in rows["iid"]]
-    print("KL(GRF posterior || exact posterior) over the test nodes, i.i.d. walks: %s" % summary(kl))
+    if rows.get("iid"):
+        kl = [r["kl"] for r in rows["iid"]]
+        print("KL(GRF posterior || exact posterior) over the test nodes, i.i.d. walks: %s" % summary(kl))
 
 
 def sanjose(a):
@@ -101,7 +122,7 @@ def sanjose(a):
         print("San Jose: %d observed nodes, speeds standardised (mean %.2f, sd %.2f mph)" % (len(pairs), mean, sd))
         experiment(a.edges, obs, a.splits, 0.2, ["--walkers", 32, "--p-halt", 0.1, "--max-length", 64, "--beta", 5,
                                                  "--sigma-n", 0.5, "--iterations", 50, "--learning-rate", 0.1],
-                   COUPLINGS)
+                   a.couplings, d)
 
 
 def vertex_normal_z(obj_path):
@@ -142,7 +163,7 @@ def mesh(a):
               % (os.path.basename(a.obj), len(pairs), mean, sd))
         experiment(a.obj, obs, a.splits, 0.7, ["--walkers", 32, "--p-halt", 0.1, "--max-length", 64, "--beta", 5,
                                                "--sigma-n", 0.5, "--iterations", 50, "--learning-rate", 0.1],
-                   COUPLINGS)
+                   a.couplings, d)
 
 
 def main():
@@ -152,9 +173,11 @@ def main():
     s.add_argument("--edges", required=True)
     s.add_argument("--observations", required=True)
     s.add_argument("--splits", type=int, default=10)
+    s.add_argument("--couplings", type=lambda t: t.split(","), default=COUPLINGS)
     m = sub.add_parser("mesh")
     m.add_argument("--obj", required=True)
     m.add_argument("--splits", type=int, default=10)
+    m.add_argument("--couplings", type=lambda t: t.split(","), default=COUPLINGS)
     a = p.parse_args()
     sanjose(a) if a.which == "sanjose" else mesh(a)
 
