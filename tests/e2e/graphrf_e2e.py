@@ -103,16 +103,19 @@ def run(np_, args, program=None, timeout=DEFAULT_TIMEOUT, env=None, cwd=None, ch
     # A session of its own, so that a hang is ended by killing exactly this run's process group (mpirun and
     # its ranks), nothing else.
     timeout = timeout * TIME_SCALE
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env, cwd=cwd,
+    # Bytes, decoded here: text mode would turn a carriage return into a newline and hide in-place progress
+    # lines written into a pipe.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd,
                          stdin=subprocess.DEVNULL, start_new_session=True)
+    decode = lambda b: b.decode("utf-8", errors="replace")  # noqa: E731
     try:
-        stdout, stderr = p.communicate(timeout=timeout)
+        stdout, stderr = map(decode, p.communicate(timeout=timeout))
     except subprocess.TimeoutExpired:
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        stdout, stderr = p.communicate()
+        stdout, stderr = map(decode, p.communicate())
         raise AssertionError("timed out after %s s (a hang?): %s\nstdout so far:\n%s\nstderr so far:\n%s"
                              % (timeout, " ".join(cmd), stdout, stderr))
     r = Run(cmd, p.returncode, stdout, stderr)

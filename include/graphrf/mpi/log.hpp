@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -14,7 +15,7 @@ namespace graphrf {
 class Log {
  public:
   Log(const Communicator& comm, bool quiet)
-      : root_(comm.is_root()), quiet_(quiet), terminal_(comm.is_root() && ::isatty(::fileno(stdout))) {}
+      : root_(comm.is_root()), quiet_(quiet), terminal_(comm.is_root() && watched_terminal()) {}
   // Without MPI, for tests: `root` says whether this process is rank 0; lines go to `out` instead of stdout.
   Log(bool root, bool quiet, bool terminal, std::FILE* out) : root_(root), quiet_(quiet), terminal_(terminal), out_(out) {}
   bool quiet() const { return quiet_; }
@@ -39,6 +40,10 @@ class Log {
   }
 
  private:
+  // Open MPI's mpirun hands every rank a pseudo-terminal for its output whatever mpirun's own output is (a log
+  // file, a pipe, Slurm's output file), so under mpirun a terminal says nothing: progress is then plain lines.
+  static bool watched_terminal() { return ::isatty(::fileno(stdout)) && std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr; }
+
   bool root_;
   bool quiet_;
   bool terminal_;
