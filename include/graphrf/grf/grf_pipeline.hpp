@@ -48,10 +48,11 @@ NnzSummary nnz_per_row(const Communicator& comm, const SparseRows& rows);
 // so a row has at most 1 + n*b nonzeros, b = ln(1 - (1-delta)^(1/n)) / ln(1-p).
 double sparsity_bound(std::int64_t walkers, double p_halt, double delta);
 
-// What stopping walks at T = max_length hops drops from the series, as a bound on the bias in the 2-norm:
-// sum_k |alpha_k - a_k| rho^k, where a_k is what the estimator's expectation keeps of alpha_k (alpha_k for
-// k <= T with the asymmetric estimator; for the symmetric ones the part of (f * f)_k made of f_t f_s with
-// t, s <= T, i.e. alpha_k for k <= T and a partial convolution above). Summed to 2T + 400 terms.
+// A bound on ||E[estimate] - M||_2 from stopping walks after T = max_length hops, with rho the spectral radius
+// of W. Asymmetric estimator: sum_{k > T} |alpha_k| rho^k. Symmetric ones keep the products f_t f_s with
+// t, s <= T; the bound is the weight of the dropped pairs, sum over t > T or s > T of |f_t f_s| rho^(t+s)
+// (the triangle inequality over sum_k |alpha_k - kept_k| rho^k; equal to it when f >= 0). Series to T + 400
+// terms.
 double truncation_bias_bound(const KernelSpec& kernel, GrfEstimator estimator, std::int64_t max_length,
                              double spectral_radius);
 
