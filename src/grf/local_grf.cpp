@@ -96,6 +96,20 @@ class LocalWalker {
         stats_.truncated += static_cast<std::int64_t>(p.count);
         continue;
       }
+      if (p.count == 1) {  // alone: an i.i.d. step, as the engine's lanes take it (walk_engine.hpp)
+        const std::int64_t w = pool_[p.first];
+        const WalkDraw draw = draw_hop(o_, id, w, p.step);
+        if (draw.halt) continue;
+        const std::int64_t begin = g_.row_ptr[static_cast<size_t>(p.at)], deg = g_.row_ptr[static_cast<size_t>(p.at) + 1] - begin;
+        if (deg == 0) {
+          ++stats_.dead_ends;
+          continue;
+        }
+        const auto arc = static_cast<size_t>(begin) + uniform_below(draw.choice, static_cast<std::uint64_t>(deg));
+        ++stats_.hops;
+        stack_.push_back({g_.col[arc], p.load * factor_[arc], p.step + 1, p.first, 1});
+        continue;
+      }
       movers_.clear();
       for (size_t k = 0; k < p.count; ++k) {
         const std::int64_t w = pool_[p.first + k];

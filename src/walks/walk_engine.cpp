@@ -98,7 +98,9 @@ class WalkSimulation {
     double last_deposit_flush = 0;
     while (!all_finished_) {
       receive_available();
-      const bool worked = repelling_ ? work_groups() : work();
+      // Repelling: groups first, then the walkers that are alone (they run in lanes, see walk_engine.hpp).
+      const bool grouped = repelling_ && work_groups();
+      const bool worked = work() || grouped;
       if (!worked) flush_walker_batches();
       const double now = timer.seconds();
       if (!worked || now - last_deposit_flush >= kDepositFlushSeconds) {
@@ -150,7 +152,7 @@ class WalkSimulation {
     if (!queue_.empty()) {
       lane.w = queue_.back();
       queue_.pop_back();
-    } else if (advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight &&
+    } else if (!repelling_ && advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight &&
                (next_walker_ > 0 || may_start_row())) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
                       static_cast<std::int32_t>(next_walker_), 0, 1.0};
@@ -218,7 +220,8 @@ class WalkSimulation {
     if (w.at < first_ || w.at >= last_) {
       ++cross_hops_;
       flush_visits(lane);
-      send_walker(w);
+      if (repelling_) send_group(&w, 1);  // repelling walker batches hold groups only
+      else send_walker(w);
       lane.live = false;
       return;
     }
@@ -333,10 +336,16 @@ class WalkSimulation {
     group_walkers_.insert(group_walkers_.end(), walkers, walkers + count);
   }
 
-  // All n walkers of the next start node, as one group.
+  // All n walkers of the next start node, as one group (a single walker goes straight to the lanes).
   bool start_group() {
     if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight || !may_start_row()) return false;
     const std::int64_t id = g_.original_id[static_cast<size_t>(next_node_)], start = first_ + next_node_;
+    if (o_.walkers == 1) {  // a pack of one is a lane walker from the start
+      queue_.push_back(Walker{id, start, start, 0, 0, 1.0});
+      ++started_;
+      ++next_node_;
+      return true;
+    }
     group_heads_.push_back(group_walkers_.size());
     group_sizes_.push_back(o_.walkers);
     for (std::int64_t k = 0; k < o_.walkers; ++k)
@@ -403,7 +412,8 @@ class WalkSimulation {
       size_t e = b + 1;
       while (e < c && movers_[e].at == movers_[b].at) ++e;
       if (movers_[b].at >= first_ && movers_[b].at < last_) {
-        push_group(movers_.data() + b, e - b);
+        if (e - b == 1) queue_.push_back(movers_[b]);  // alone from now on: a lane walker
+        else push_group(movers_.data() + b, e - b);
       } else {
         cross_hops_ += static_cast<std::int64_t>(e - b);
         send_group(movers_.data() + b, e - b);
@@ -449,7 +459,8 @@ class WalkSimulation {
               "MPI_Recv");
     for (size_t k = 0; k < inbox_.size();) {
       const auto count = static_cast<size_t>(-inbox_[k].walker);
-      push_group(inbox_.data() + k + 1, count);
+      if (count == 1) queue_.push_back(inbox_[k + 1]);
+      else push_group(inbox_.data() + k + 1, count);
       k += 1 + count;
     }
   }

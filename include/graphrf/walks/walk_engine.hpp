@@ -29,6 +29,9 @@
 // across ranks, and would make the result depend on arrival order). A group's draws are keyed by (seed, start
 // id, its lowest walker id, step, ensemble), so the split tree and every draw are the same at any rank count
 // and partition, and each walker is marginally a simple random walk (offsets are uniform per walker).
+// Groups never merge, so a group of one walker stays alone for the rest of its walk; it leaves the group
+// queue for the lanes and moves like an i.i.d. walker (its neighbour from its own choice word: the repelling
+// rule for c = 1 is one uniform pick, the same law), at the lanes' speed.
 #include <cstdint>
 #include <vector>
 
