@@ -10,7 +10,7 @@ namespace {
 // expanders) every arc's row is a cache miss; issuing it this far ahead keeps several misses in flight
 // instead of one, like the walk engine's lanes. On grids and meshes the rows are already cached and the
 // prefetches cost a few instructions per arc.
-constexpr std::int64_t kPrefetchArcs = 12;
+constexpr std::int64_t kPrefetchArcs = 8;
 
 // Calls finish(i, acc) for every owned row i with acc[c] = sum_j w_ij x_j[c] over the row's neighbours in
 // canonical order (the CSR order), x given as row-major panels: owned rows `rows`, ghost rows `ghosts`.
