@@ -38,6 +38,9 @@ void add_bench_wavelet_options(po::options_description& desc) {
       ("graphs", po::value<std::string>()->default_value(""),
        "further graphs after the grids, comma-separated (generators or files, e.g. random:1000000:10)")
       ("rank,K", po::value<std::int64_t>()->default_value(32), "embedding rank K")
+      ("oversample", po::value<std::int64_t>()->default_value(-1), "oversampling r (-1: the wavelet default, max(K/10, 15))")
+      ("degree-chi", po::value<int>()->default_value(60), "degree M_chi of the low-pass filter")
+      ("degree-h", po::value<int>()->default_value(30), "degree M_h of the kernel filter")
       ("dense-max", po::value<std::int64_t>()->default_value(2500), "largest N for the dense eigendecomposition anchor")
       ("slepc-max", po::value<std::int64_t>()->default_value(100000), "largest N for the SLEPc Krylov-Schur anchor (0: none)")
       ("slepc-tol", po::value<double>()->default_value(1e-8), "SLEPc residual tolerance (relative to ||L||)")
@@ -199,6 +202,9 @@ int run_bench_wavelet(const CommandContext& ctx) {
     WaveletOptions options;
     options.rank = k;
     options.seed = seed;
+    options.oversample = vm["oversample"].as<std::int64_t>();
+    options.degree_chi = vm["degree-chi"].as<int>();
+    options.degree_h = vm["degree-h"].as<int>();
     const auto resolved = resolve_wavelet_options(g.n_global(), options);
     const auto b = static_cast<Eigen::Index>(resolved.rank + resolved.oversample);
 
