@@ -29,7 +29,8 @@ struct WalkDraw {
 // choice word per step); under antithetic coupling a pair's termination block and the walker's choice
 // block each serve four steps. Walkers keep the current blocks to make one call per two or four hops.
 struct HopBlocks {
-  std::int64_t index = -1;  // step / steps_per_block of the cached blocks
+  std::int64_t index = -1;       // step / steps_per_block of the cached step_words
+  std::int64_t halt_index = -1;  // the same for halt_words (fetched apart: a halting step needs no choice word)
   std::array<std::uint64_t, 4> step_words{}, halt_words{};
   std::int64_t length = -1; // fixed-length walks: the walker's length, once drawn
 };
@@ -70,13 +71,14 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
   const auto id = static_cast<std::uint64_t>(start_id);
   if (has_fixed_lengths(o)) {  // length drawn once; one block of choice words serves four steps
     if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
+    if (step >= cache.length) return {true, 0};  // the last step draws no neighbour
     const std::int64_t block = step >> 2;
     if (cache.index != block) {
       cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
                                       static_cast<std::uint64_t>(block), o.ensemble);
       cache.index = block;
     }
-    return {step >= cache.length, cache.step_words[static_cast<size_t>(step & 3)]};
+    return {false, cache.step_words[static_cast<size_t>(step & 3)]};
   }
   if (termination_of(o.coupling) == Termination::iid) {
     const std::int64_t block = step >> 1;
@@ -90,17 +92,21 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
   }
   const std::int64_t block = step >> 2;
   const std::int64_t half = o.walkers / 2;
-  if (cache.index != block) {
+  if (cache.halt_index != block) {
     cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, id, static_cast<std::uint64_t>(walker % half),
                                     static_cast<std::uint64_t>(block), o.ensemble);
-    cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
-                                    static_cast<std::uint64_t>(block), o.ensemble);
-    cache.index = block;
+    cache.halt_index = block;
   }
   const auto word = static_cast<size_t>(step & 3);
   double tau = unit_uniform(cache.halt_words[word]);
   if (walker >= half) tau = std::fmod(tau + 0.5, 1.0);
-  return {tau < o.halt_probability(), cache.step_words[word]};
+  if (tau < o.halt_probability()) return {true, 0};
+  if (cache.index != block) {
+    cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
+                                    static_cast<std::uint64_t>(block), o.ensemble);
+    cache.index = block;
+  }
+  return {false, cache.step_words[word]};
 }
 
 // The same draw without a cache (tests, serial references).
