@@ -151,7 +151,9 @@ class WalkSimulation {
   bool refill(Lane& lane) {
     if (!queue_.empty()) {
       lane.w = queue_.back();
+      lane.random = queue_random_.back();
       queue_.pop_back();
+      queue_random_.pop_back();
     } else if (!repelling_ && advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight &&
                (next_walker_ > 0 || may_start_row())) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
@@ -161,18 +163,25 @@ class WalkSimulation {
         ++next_node_;
       }
       ++started_;
+      lane.random = HopBlocks{};
     } else {
       return false;
     }
     lane.arc = -1;
     lane.live = true;
-    lane.random = HopBlocks{};
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
     return true;
   }
 
   std::int64_t in_flight() const {
     return static_cast<std::int64_t>(queue_.size() + group_walkers_.size() - group_heads_done()) + buffered_walkers_;
+  }
+
+  // A walker for the lanes; `random` holds draws already made for it (they are keyed by its ids, so any
+  // rank may reuse them).
+  void enqueue(const Walker& w, const HopBlocks& random = HopBlocks{}) {
+    queue_.push_back(w);
+    queue_random_.push_back(random);
   }
 
   size_t group_heads_done() const {  // walkers of processed groups still stored at the front of the queue
@@ -341,7 +350,7 @@ class WalkSimulation {
     if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight || !may_start_row()) return false;
     const std::int64_t id = g_.original_id[static_cast<size_t>(next_node_)], start = first_ + next_node_;
     if (o_.walkers == 1) {  // a pack of one is a lane walker from the start
-      queue_.push_back(Walker{id, start, start, 0, 0, 1.0});
+      enqueue(Walker{id, start, start, 0, 0, 1.0});
       ++started_;
       ++next_node_;
       return true;
@@ -371,13 +380,16 @@ class WalkSimulation {
       return;
     }
     movers_.clear();
+    movers_random_.clear();
     choices_.clear();
     for (const Walker& w : group_) {
-      const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step);
+      HopBlocks random;  // handed to the lane if this walker ends up alone (the blocks serve its next steps)
+      const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step, random);
       if (draw.halt) {
         end_group_walker(w);
       } else {
         movers_.push_back(w);
+        movers_random_.push_back(random);
         choices_.push_back(draw.choice);
       }
     }
@@ -407,12 +419,15 @@ class WalkSimulation {
     // Child groups: one per destination node, walkers kept in ascending order (a stable insertion sort:
     // groups are small and mostly already split into distinct nodes).
     for (size_t k = 1; k < c; ++k)
-      for (size_t j = k; j > 0 && movers_[j - 1].at > movers_[j].at; --j) std::swap(movers_[j - 1], movers_[j]);
+      for (size_t j = k; j > 0 && movers_[j - 1].at > movers_[j].at; --j) {
+        std::swap(movers_[j - 1], movers_[j]);
+        std::swap(movers_random_[j - 1], movers_random_[j]);
+      }
     for (size_t b = 0; b < c;) {
       size_t e = b + 1;
       while (e < c && movers_[e].at == movers_[b].at) ++e;
       if (movers_[b].at >= first_ && movers_[b].at < last_) {
-        if (e - b == 1) queue_.push_back(movers_[b]);  // alone from now on: a lane walker
+        if (e - b == 1) enqueue(movers_[b], movers_random_[b]);  // alone from now on: a lane walker
         else push_group(movers_.data() + b, e - b);
       } else {
         cross_hops_ += static_cast<std::int64_t>(e - b);
@@ -459,7 +474,7 @@ class WalkSimulation {
               "MPI_Recv");
     for (size_t k = 0; k < inbox_.size();) {
       const auto count = static_cast<size_t>(-inbox_[k].walker);
-      if (count == 1) queue_.push_back(inbox_[k + 1]);
+      if (count == 1) enqueue(inbox_[k + 1]);
       else push_group(inbox_.data() + k + 1, count);
       k += 1 + count;
     }
@@ -568,6 +583,7 @@ class WalkSimulation {
     } else if (status.MPI_TAG == kWalkerTag) {
       const size_t old = queue_.size();
       queue_.resize(old + static_cast<size_t>(bytes) / sizeof(Walker));
+      queue_random_.resize(queue_.size());
       check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
                          MPI_STATUS_IGNORE), "MPI_Recv");
     } else {
@@ -680,6 +696,7 @@ class WalkSimulation {
   std::array<Lane, kLanes> lanes_{};
 
   std::vector<Walker> queue_;
+  std::vector<HopBlocks> queue_random_;  // beside queue_: the Philox blocks a walker from a group already drew
   std::int64_t next_node_ = 0, next_walker_ = 0;
   std::vector<std::vector<Walker>> walker_out_;
   std::vector<std::vector<Deposit>> deposit_out_;
@@ -695,6 +712,7 @@ class WalkSimulation {
   std::vector<std::int64_t> group_sizes_, offsets_;
   size_t next_group_ = 0;
   std::vector<std::uint64_t> choices_;
+  std::vector<HopBlocks> movers_random_;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0, teleports_ = 0;
