@@ -4,8 +4,6 @@
 //   kernel:   ||Phi Phi^T - M||_F^2 / ||M||_F^2, M the 2-regularised Laplacian (I + beta L)^-2 (dense, exact);
 //   pagerank: ||pi^ - pi||_2^2 / ||pi||_2^2, pi by power iteration to 1e-12.
 // Sigma couplings use the permutations given (learned once with `graphrf couple`, then transferred).
-#include <Eigen/Sparse>
-
 #include <cmath>
 #include <sstream>
 
@@ -122,14 +120,8 @@ int run_bench_couplings(const CommandContext& ctx) {
             double error = 0;
             if (is_kernel) {
               const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, quiet);
-              // Phi Phi^T through a sparse product: Phi has a few nonzeros per row, and 50 seeds x 6 couplings x
-              // 4 walker counts of dense N^3 products took an hour on cora (N = 2708).
-              const Eigen::MatrixXd phi = gather_dense_rows(comm, run.phi[0], g.first(), g.n_global());
-              if (comm.is_root()) {
-                const Eigen::SparseMatrix<double> sparse = phi.sparseView();
-                const Eigen::MatrixXd estimate = Eigen::SparseMatrix<double>(sparse * sparse.transpose()).toDense();
-                error = std::pow(relative_frobenius_error(estimate, exact_kernel), 2);
-              }
+              const Eigen::MatrixXd estimate = dense_kernel_estimate(g, run);
+              if (comm.is_root()) error = std::pow(relative_frobenius_error(estimate, exact_kernel), 2);
               comm.broadcast(error);
             } else {
               const auto estimate = pagerank_by_walks(g, walk, quiet).rank;
