@@ -23,24 +23,14 @@ void add_bench_attention_options(po::options_description& desc) {
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed");
 }
 
-namespace {
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-}  // namespace
 
 int run_bench_attention(const CommandContext& ctx) {
   const Communicator& comm = ctx.comm;
   const auto& vm = ctx.vm;
   std::vector<std::int64_t> sizes, walker_counts;
   collective_try(comm, [&] {
-    for (const auto& s : split_list(vm["sizes"].as<std::string>())) sizes.push_back(std::stoll(s));
-    for (const auto& s : split_list(vm["walkers-list"].as<std::string>())) walker_counts.push_back(std::stoll(s));
+    for (const auto& s : split_list(vm["sizes"].as<std::string>(), ',')) sizes.push_back(std::stoll(s));
+    for (const auto& s : split_list(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(s));
   });
   const int dim = vm["dim"].as<int>();
   const Log& log = ctx.log;

@@ -50,19 +50,10 @@ void add_bench_wavelet_options(po::options_description& desc) {
 }
 
 namespace {
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // The graphs to run, in order: a square grid per size, then the --graphs entries as given.
 std::vector<std::string> graphs_of(const po::variables_map& vm) {
   std::vector<std::string> out;
-  for (const auto& size : split_commas(vm["sizes"].as<std::string>())) {
+  for (const auto& size : split_list(vm["sizes"].as<std::string>(), ',')) {
     std::int64_t n = 0;
     try {
       n = std::stoll(size);
@@ -73,7 +64,7 @@ std::vector<std::string> graphs_of(const po::variables_map& vm) {
     const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n))));
     out.push_back("grid:" + std::to_string(side) + "x" + std::to_string(side));
   }
-  for (const auto& graph : split_commas(vm["graphs"].as<std::string>())) out.push_back(graph);
+  for (const auto& graph : split_list(vm["graphs"].as<std::string>(), ',')) out.push_back(graph);
   return out;
 }
 

@@ -96,11 +96,10 @@ class LocalWalker {
         stats_.truncated += static_cast<std::int64_t>(p.count);
         continue;
       }
+      const std::int64_t begin = g_.row_ptr[static_cast<size_t>(p.at)], deg = g_.row_ptr[static_cast<size_t>(p.at) + 1] - begin;
       if (p.count == 1) {  // alone: an i.i.d. step, as the engine's lanes take it (walk_engine.hpp)
-        const std::int64_t w = pool_[p.first];
-        const WalkDraw draw = draw_hop(o_, id, w, p.step);
+        const WalkDraw draw = draw_hop(o_, id, pool_[p.first], p.step);
         if (draw.halt) continue;
-        const std::int64_t begin = g_.row_ptr[static_cast<size_t>(p.at)], deg = g_.row_ptr[static_cast<size_t>(p.at) + 1] - begin;
         if (deg == 0) {
           ++stats_.dead_ends;
           continue;
@@ -117,7 +116,6 @@ class LocalWalker {
       }
       const auto c = static_cast<std::int64_t>(movers_.size());
       if (c == 0) continue;
-      const std::int64_t begin = g_.row_ptr[static_cast<size_t>(p.at)], deg = g_.row_ptr[static_cast<size_t>(p.at) + 1] - begin;
       if (deg == 0) {
         stats_.dead_ends += c;
         continue;

@@ -3,7 +3,8 @@
 // frames with no messages. The walks are the distributed engine's walks, draw for draw: halting and step
 // draws keyed by (seed, start id, walker, step, ensemble) (draw_hop), repelling packs by (start id, the
 // pack's lowest walker id, step) (repelling_offsets), a pack splitting by destination and never merging, a
-// pack of one walker stepping like an i.i.d. walker (its own choice word, as the engine's lanes), loads multiplied by W_vu / (P(step v->u) (1 - p)). Rows are summed in the engine's order (equal (column,
+// pack of one walker stepping like an i.i.d. walker (its own choice word, as the engine's lanes), loads
+// multiplied by W_vu / (P(step v->u) (1 - p)). Rows are summed in the engine's order (equal (column,
 // step) visits in ascending load, then lengths in ascending order), so a row equals the distributed one.
 //
 // A pack of c walkers that followed the same path carries one load: it is walked once and deposited as c
