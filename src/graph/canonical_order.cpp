@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 #include "graphrf/core/radix_sort.hpp"
 #include "graphrf/mpi/request_reply.hpp"
@@ -18,16 +20,17 @@ CanonicalOrder::CanonicalOrder(const DistributedGraph& g)
   blocks_ = internal_is_canonical_ ? g.dist : BlockDistribution::uniform(g.n_global(), g.comm->size());
 }
 
-std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int64_t> globals) const {
-  if (internal_is_canonical_) return std::vector<std::int64_t>(globals.begin(), globals.end());
+template <class Index>
+std::vector<Index> CanonicalOrder::to_canonical(std::span<const std::int64_t> globals) const {
+  if (internal_is_canonical_) return std::vector<Index>(globals.begin(), globals.end());
   // Owned indices are looked up here; the others are asked of their owners once per distinct index. The remote
   // ones are sorted with their positions (radix, linear time), so answers go back without searching.
   const DistributedGraph& g = *graph_;
-  std::vector<std::int64_t> out(globals.size());
+  std::vector<Index> out(globals.size());
   std::vector<std::pair<std::uint64_t, std::uint64_t>> remote;  // (global index, position in `globals`)
   for (std::size_t k = 0; k < globals.size(); ++k) {
     if (g.owns(globals[k]))
-      out[k] = g.canonical_index[static_cast<std::size_t>(globals[k] - g.first())];
+      out[k] = static_cast<Index>(g.canonical_index[static_cast<std::size_t>(globals[k] - g.first())]);
     else
       remote.push_back({static_cast<std::uint64_t>(globals[k]), k});
   }
@@ -41,10 +44,12 @@ std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int6
   std::size_t d = 0;
   for (const auto& [global, k] : remote) {
     while (distinct[d] != static_cast<std::int64_t>(global)) ++d;
-    out[k] = answers[d];
+    out[k] = static_cast<Index>(answers[d]);
   }
   return out;
 }
+template std::vector<std::int64_t> CanonicalOrder::to_canonical(std::span<const std::int64_t>) const;
+template std::vector<std::int32_t> CanonicalOrder::to_canonical(std::span<const std::int64_t>) const;
 
 void CanonicalOrder::plan(std::vector<std::int64_t>& row_counts, std::vector<std::int64_t>& order) const {
   const auto& canonical = graph_->canonical_index;
@@ -70,14 +75,17 @@ RaggedRoute::RaggedRoute(const CanonicalOrder& order, std::span<const std::int64
   }
   std::vector<std::int64_t> row_counts;
   order.plan(row_counts, send_rows_);
-  // Per row sent: (canonical index, entry count).
+  // Per row: (canonical index, entry count). The headers of rows that stay here go through the exchange too
+  // (they are small), so every block row learns its length the same way.
   const auto& canonical = order.graph_->canonical_index;
+  const auto self = static_cast<std::size_t>(order.comm().rank());
   std::vector<std::int64_t> header(2 * send_rows_.size());
   Counts header_counts(row_counts.size());
   entry_counts_.assign(row_counts.size(), 0);
   std::size_t k = 0;
   for (std::size_t r = 0; r < row_counts.size(); ++r) {
     header_counts[r] = 2 * row_counts[r];
+    if (r == self) own_rows_ = {static_cast<std::int64_t>(k), static_cast<std::int64_t>(k) + row_counts[r]};
     for (std::int64_t j = 0; j < row_counts[r]; ++j, ++k) {
       const auto i = static_cast<std::size_t>(send_rows_[k]);
       header[2 * k] = canonical[i];
@@ -85,17 +93,23 @@ RaggedRoute::RaggedRoute(const CanonicalOrder& order, std::span<const std::int64
       entry_counts_[r] += header[2 * k + 1];
     }
   }
-  const std::vector<std::int64_t> got = order.comm().alltoallv(header, header_counts);
+  Counts header_received;
+  const std::vector<std::int64_t> got = order.comm().alltoallv(header, header_counts, &header_received);
+  entry_counts_[self] = 0;  // own rows are copied in place, never sent
   const std::int64_t first = order.blocks().first(order.comm().rank());
   const auto rows = static_cast<std::size_t>(order.block_rows());
   block_indptr_.assign(rows + 1, 0);
-  received_at_.assign(rows, 0);
+  received_at_.assign(rows, -1);
   std::int64_t offset = 0;
-  for (std::size_t m = 0; m < got.size() / 2; ++m) {
-    const auto row = static_cast<std::size_t>(got[2 * m] - first);
-    block_indptr_[row + 1] = got[2 * m + 1];
-    received_at_[row] = offset;
-    offset += got[2 * m + 1];
+  std::size_t m = 0;
+  for (std::size_t source = 0; source < header_received.size(); ++source) {
+    for (std::int64_t j = 0; j < header_received[source] / 2; ++j, ++m) {
+      const auto row = static_cast<std::size_t>(got[2 * m] - first);
+      block_indptr_[row + 1] = got[2 * m + 1];
+      if (source == self) continue;
+      received_at_[row] = offset;
+      offset += got[2 * m + 1];
+    }
   }
   for (std::size_t row = 0; row < rows; ++row) block_indptr_[row + 1] += block_indptr_[row];
 }
@@ -121,6 +135,36 @@ double direct_width(const CanonicalOrder& order, std::int64_t nnz) {
   return std::max(order.n_global(), nnz) <= std::numeric_limits<std::int32_t>::max() ? 12.0 : 16.0;
 }
 
+// Sorts the (index, value) entries of every row by index, stably, in place. Rows are short and their entries
+// mostly ascending already (a rank's internal indices follow canonical order), so each row is checked first and
+// short unsorted ones get an insertion sort: no permutation array, no scratch for most rows.
+template <class Index>
+void sort_rows_by_index(const std::vector<std::int64_t>& indptr, std::vector<Index>& indices, std::vector<double>& values) {
+  std::vector<std::pair<Index, double>> scratch;
+  for (std::size_t row = 0; row + 1 < indptr.size(); ++row) {
+    const auto begin = static_cast<std::size_t>(indptr[row]), end = static_cast<std::size_t>(indptr[row + 1]);
+    if (std::is_sorted(indices.begin() + begin, indices.begin() + end)) continue;
+    if (end - begin <= 32) {
+      for (std::size_t k = begin + 1; k < end; ++k) {
+        const Index key = indices[k];
+        const double value = values[k];
+        std::size_t j = k;
+        for (; j > begin && key < indices[j - 1]; --j) {
+          indices[j] = indices[j - 1];
+          values[j] = values[j - 1];
+        }
+        indices[j] = key;
+        values[j] = value;
+      }
+      continue;
+    }
+    scratch.clear();
+    for (std::size_t k = begin; k < end; ++k) scratch.emplace_back(indices[k], values[k]);
+    std::stable_sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t k = begin; k < end; ++k) std::tie(indices[k], values[k]) = scratch[k - begin];
+  }
+}
+
 }  // namespace
 
 void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::string& group,
@@ -137,15 +181,16 @@ void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::strin
     out.write_csr(group, order.n_global(), local_indptr, columns, data);
     return;
   }
+  // Column indices travel at the width the file stores them (int32 when they fit: half the bytes to move).
   const RaggedRoute route(order, local_indptr);
-  std::vector<std::int64_t> indices = route.move<std::int64_t>(order.to_canonical(columns));
-  std::vector<double> values = route.move(data);
-  const RowSort sort(route.block_indptr(), [&](std::int64_t a, std::int64_t b) {
-    return indices[static_cast<std::size_t>(a)] < indices[static_cast<std::size_t>(b)];
-  });
-  sort.apply(indices);
-  sort.apply(values);
-  out.write_csr(group, order.n_global(), route.block_indptr(), indices, values);
+  auto route_sort_write = [&]<class Index>() {
+    std::vector<Index> indices = route.move<Index>(order.to_canonical<Index>(columns));
+    std::vector<double> values = route.move(data);
+    sort_rows_by_index(route.block_indptr(), indices, values);
+    out.write_csr(group, order.n_global(), route.block_indptr(), std::span<const Index>(indices), values);
+  };
+  if (direct_width(order, nnz) == 12.0) route_sort_write.template operator()<std::int32_t>();
+  else route_sort_write.template operator()<std::int64_t>();
 }
 
 void write_node_dense_square(H5Output& out, const CanonicalOrder& order, const std::string& dataset,

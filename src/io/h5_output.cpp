@@ -664,6 +664,17 @@ void H5Output::write_text(const std::string& dataset, const std::string& text) {
 
 void H5Output::write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
                          std::span<const std::int64_t> indices, std::span<const double> data) {
+  write_csr_any(group, n_cols, local_indptr, indices, data);
+}
+
+void H5Output::write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
+                         std::span<const std::int32_t> indices, std::span<const double> data) {
+  write_csr_any(group, n_cols, local_indptr, indices, data);
+}
+
+template <class Index>
+void H5Output::write_csr_any(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
+                             std::span<const Index> indices, std::span<const double> data) {
   guarded("write_csr", [&] {
     const std::string path = normalize(group);
     const std::string where = "write_csr " + path;
@@ -727,18 +738,20 @@ void H5Output::write_csr(const std::string& group, std::int64_t n_cols, std::spa
     const bool narrow = std::max<std::int64_t>(n_cols, comm_.sum(nnz)) <= std::numeric_limits<std::int32_t>::max();
     const std::string sub = path == "/" ? "/" : path + "/";
     const std::size_t n_indptr = n_local + (last ? 1 : 0);
-    if (narrow) {
-      std::vector<std::int32_t> indptr(n_indptr), narrow_indices(indices.size());
-      for (std::size_t i = 0; i < n_indptr; ++i) indptr[i] = static_cast<std::int32_t>(local_indptr[i] + nnz_before);
-      for (std::size_t k = 0; k < indices.size(); ++k) narrow_indices[k] = static_cast<std::int32_t>(indices[k]);
-      write_rows_agreed(sub + "indptr", H5Element::i32, indptr.data(), indptr.size(), {});
-      write_rows_agreed(sub + "indices", H5Element::i32, narrow_indices.data(), narrow_indices.size(), {});
-    } else {
-      std::vector<std::int64_t> indptr(n_indptr);
-      for (std::size_t i = 0; i < n_indptr; ++i) indptr[i] = local_indptr[i] + nnz_before;
-      write_rows_agreed(sub + "indptr", H5Element::i64, indptr.data(), indptr.size(), {});
-      write_rows_agreed(sub + "indices", H5Element::i64, indices.data(), indices.size(), {});
-    }
+    // Indices already of the stored width are written as they are; the others are converted in a copy.
+    auto write_indices = [&]<class Stored>(H5Element type) {
+      std::vector<Stored> indptr(n_indptr);
+      for (std::size_t i = 0; i < n_indptr; ++i) indptr[i] = static_cast<Stored>(local_indptr[i] + nnz_before);
+      write_rows_agreed(sub + "indptr", type, indptr.data(), indptr.size(), {});
+      if constexpr (std::is_same_v<Stored, Index>) {
+        write_rows_agreed(sub + "indices", type, indices.data(), indices.size(), {});
+      } else {
+        const std::vector<Stored> converted(indices.begin(), indices.end());
+        write_rows_agreed(sub + "indices", type, converted.data(), converted.size(), {});
+      }
+    };
+    if (narrow) write_indices.template operator()<std::int32_t>(H5Element::i32);
+    else write_indices.template operator()<std::int64_t>(H5Element::i64);
     write_rows_agreed(sub + "data", H5Element::f64, data.data(), data.size(), {});
   });
 }

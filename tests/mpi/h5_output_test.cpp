@@ -388,9 +388,13 @@ TEST_F(H5OutputTest, CsrMatrixInAnndataLayout) {
     out.write_csr("/obsm/features", 7, local.indptr, local.indices, local.data);
     EXPECT_NE(out.last_io_mode(), H5D_MPIO_NO_COLLECTIVE);
     const std::vector<std::int64_t> start{0};
-    out.write_csr("/empty_csr", 5, start, {}, {});
+    out.write_csr("/empty_csr", 5, start, std::span<const std::int64_t>{}, {});
     // More columns than int32 holds: indices and indptr stay int64 (scipy's rule).
     out.write_csr("/wide_csr", std::int64_t{1} << 31, local.indptr, local.indices, local.data);
+    // int32 indices in: stored as they are when they fit, widened when the matrix needs int64.
+    const std::vector<std::int32_t> narrow(local.indices.begin(), local.indices.end());
+    out.write_csr("/narrow_in", 7, local.indptr, std::span<const std::int32_t>(narrow), local.data);
+    out.write_csr("/narrow_in_wide", std::int64_t{1} << 31, local.indptr, std::span<const std::int32_t>(narrow), local.data);
     out.commit();
   }
   comm.barrier();
@@ -417,6 +421,13 @@ TEST_F(H5OutputTest, CsrMatrixInAnndataLayout) {
   EXPECT_EQ(f.read<std::int64_t>("/wide_csr/indices"), want.indices);
   EXPECT_EQ(f.attr_values<std::int64_t>("/wide_csr", "shape"), (std::vector<std::int64_t>{n_rows, std::int64_t{1} << 31}));
 
+  EXPECT_TRUE(f.has_type<std::int32_t>("/narrow_in/indices"));
+  EXPECT_EQ(f.read<std::int64_t>("/narrow_in/indptr"), want.indptr);
+  EXPECT_EQ(f.read<std::int64_t>("/narrow_in/indices"), want.indices);
+  EXPECT_EQ(f.read<double>("/narrow_in/data"), want.data);
+  EXPECT_TRUE(f.has_type<std::int64_t>("/narrow_in_wide/indptr"));
+  EXPECT_TRUE(f.has_type<std::int64_t>("/narrow_in_wide/indices"));
+  EXPECT_EQ(f.read<std::int64_t>("/narrow_in_wide/indices"), want.indices);
   EXPECT_EQ(f.attr_values<std::int64_t>("/empty_csr", "shape"), (std::vector<std::int64_t>{0, 5}));
   EXPECT_EQ(f.read<std::int64_t>("/empty_csr/indptr"), (std::vector<std::int64_t>{0}));
   EXPECT_EQ(f.dims("/empty_csr/indices"), (std::vector<hsize_t>{0}));

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graphrf/graph/distributed_graph.hpp"
@@ -36,7 +37,9 @@ class CanonicalOrder {
   bool internal_is_canonical() const { return internal_is_canonical_; }
 
   // The canonical index of each internal global index (any node of the graph; collective, answered by owners).
-  std::vector<std::int64_t> to_canonical(std::span<const std::int64_t> globals) const;
+  // Index: int64, or int32 when every canonical index fits.
+  template <class Index = std::int64_t>
+  std::vector<Index> to_canonical(std::span<const std::int64_t> globals) const;
 
   // Fixed-width rows (row-major, `width` values per local row, local row order) -> this rank's canonical block.
   template <class T>
@@ -99,9 +102,10 @@ class RaggedRoute {
   const CanonicalOrder* order_;
   std::vector<std::int64_t> local_indptr_;
   std::vector<std::int64_t> send_rows_;  // local rows grouped by destination rank
-  Counts entry_counts_;                  // entries sent to each rank
+  std::pair<std::int64_t, std::int64_t> own_rows_{0, 0};  // the range of send_rows_ that stays on this rank
+  Counts entry_counts_;                    // entries sent to each rank (0 to this one)
   std::vector<std::int64_t> block_indptr_;
-  std::vector<std::int64_t> received_at_;  // where each block row starts in the received entries
+  std::vector<std::int64_t> received_at_;  // where each block row starts in the received entries (-1: own row)
 };
 
 // The rows of a block whose entries are out of order, with the stable order that sorts each: apply() then puts
@@ -154,17 +158,33 @@ std::vector<T> CanonicalOrder::route_rows(std::span<const T> local, std::size_t 
 template <class T>
 std::vector<T> RaggedRoute::move(std::span<const T> entries) const {
   if (order_->internal_is_canonical()) return std::vector<T>(entries.begin(), entries.end());
-  std::vector<T> packed;
-  packed.reserve(entries.size());
-  for (const std::int64_t row : send_rows_) {
-    const auto r = static_cast<std::size_t>(row);
-    packed.insert(packed.end(), entries.begin() + local_indptr_[r], entries.begin() + local_indptr_[r + 1]);
-  }
+  // Only the other ranks' rows are packed and sent; own rows go straight from `entries` to their block position
+  // (on a partition that follows the id order most rows stay). The block is allocated once the send buffer is
+  // freed, so it can reuse those pages.
+  std::int64_t outgoing = 0;
+  for (const std::int64_t c : entry_counts_) outgoing += c;
+  auto rows_of = [&](std::int64_t k) {
+    const auto i = static_cast<std::size_t>(send_rows_[static_cast<std::size_t>(k)]);
+    return entries.subspan(static_cast<std::size_t>(local_indptr_[i]),
+                           static_cast<std::size_t>(local_indptr_[i + 1] - local_indptr_[i]));
+  };
+  std::vector<T> packed(static_cast<std::size_t>(outgoing));
+  T* next = packed.data();
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(send_rows_.size()); ++k)
+    if (k < own_rows_.first || k >= own_rows_.second) next = std::copy(rows_of(k).begin(), rows_of(k).end(), next);
   const std::vector<T> got = order_->comm().alltoallv(packed, entry_counts_);
-  std::vector<T> block(got.size());
+  packed = {};
+  std::vector<T> block(static_cast<std::size_t>(block_indptr_.back()));
+  const auto& canonical = order_->graph_->canonical_index;
+  const std::int64_t first = order_->blocks().first(order_->comm().rank());
+  for (std::int64_t k = own_rows_.first; k < own_rows_.second; ++k) {
+    const auto row = static_cast<std::size_t>(canonical[static_cast<std::size_t>(send_rows_[static_cast<std::size_t>(k)])] - first);
+    std::copy(rows_of(k).begin(), rows_of(k).end(), block.begin() + block_indptr_[row]);
+  }
   for (std::size_t row = 0; row + 1 < block_indptr_.size(); ++row)
-    std::copy_n(got.begin() + received_at_[row], block_indptr_[row + 1] - block_indptr_[row],
-                block.begin() + block_indptr_[row]);
+    if (received_at_[row] >= 0)
+      std::copy_n(got.begin() + received_at_[row], block_indptr_[row + 1] - block_indptr_[row],
+                  block.begin() + block_indptr_[row]);
   return block;
 }
 

@@ -172,6 +172,9 @@ class H5Output {
   // indices lie in [0, n_cols) and are sorted (non-decreasing) within each row. Violations throw Error on every rank.
   void write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
                  std::span<const std::int64_t> indices, std::span<const double> data);
+  // The same with int32 column indices (widened on the way out if the matrix needs int64 after all).
+  void write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
+                 std::span<const std::int32_t> indices, std::span<const double> data);
 
   // Root provenance: attributes software="graphrf", software_version="<version> (<git sha>)", command,
   // n_ranks (int64), seed (uint64, only if given), created (ISO 8601 UTC, taken on rank 0 and broadcast), and the
@@ -204,6 +207,9 @@ class H5Output {
   void write_runs_raw(const std::string& dataset, H5Element type,
                       std::span<const std::pair<std::uint64_t, std::uint64_t>> runs, const void* data, std::size_t n);
   void write_attribute(const std::string& object, const std::string& name, hid_t type, hid_t space, const void* buf);
+  template <class Index>
+  void write_csr_any(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
+                     std::span<const Index> indices, std::span<const double> data);
 
   // Collective after a write: when it failed on any rank, every rank abandons the file and throws the same
   // InputError naming the output, the dataset and the cause.
