@@ -62,6 +62,12 @@ class WalkSimulation {
     if (limits.deposit_endpoints && !sink) throw Error("run_walks: deposit_endpoints needs a deposit sink");
     record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
+    sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
+    if (termination_of(o.coupling) == Termination::antithetic) pair_halts_.assign(static_cast<size_t>(o.walkers / 2), {});
+    if (sigma_pairs_) {
+      partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
+      pack_length_.assign(static_cast<size_t>(o.walkers), 0);
+    }
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
   }
@@ -158,12 +164,14 @@ class WalkSimulation {
                (next_walker_ > 0 || may_start_row())) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
                       static_cast<std::int32_t>(next_walker_), 0, 1.0};
+      lane.random = HopBlocks{};
+      if (sigma_pairs_) lane.random.length = take_sigma_length(lane.w.start_id, next_walker_);
+      if (!pair_halts_.empty()) share_first_halts(lane.w, lane.random);
       if (++next_walker_ == o_.walkers) {
         next_walker_ = 0;
         ++next_node_;
       }
       ++started_;
-      lane.random = HopBlocks{};
     } else {
       return false;
     }
@@ -171,6 +179,30 @@ class WalkSimulation {
     lane.live = true;
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
     return true;
+  }
+
+  // Sigma pairs (learned lengths, not quantile runs): a node's walkers start in order, so walker k < n/2 draws
+  // its pair's block once and leaves the second length for walker k + n/2 (one Philox call per pair, not two).
+  std::int64_t take_sigma_length(std::int64_t start_id, std::int64_t walker) {
+    const std::int64_t half = o_.walkers / 2;
+    if (walker >= half) return partner_length_[static_cast<size_t>(walker - half)];
+    const PairLengths pair = sigma_pair_lengths(o_, start_id, walker);
+    partner_length_[static_cast<size_t>(walker)] = pair.second;
+    return pair.first;
+  }
+
+  // Antithetic pairs started from the lanes: walker k < n/2 draws the pair's first termination block (steps
+  // 0-3, where most walks end) and walker k + n/2, started soon after, takes a copy.
+  void share_first_halts(const Walker& w, HopBlocks& random) {
+    const std::int64_t half = o_.walkers / 2;
+    PairHalts& pair = pair_halts_[static_cast<size_t>(w.walker % half)];
+    if (w.walker < half) {
+      halts(o_, w.start_id, w.walker, 0, random);
+      pair = {random.halt_words, random.halt_index, -1};
+    } else {
+      random.halt_words = pair.words;
+      random.halt_index = pair.index;
+    }
   }
 
   std::int64_t in_flight() const {
@@ -381,18 +413,36 @@ class WalkSimulation {
     }
     movers_.clear();
     movers_random_.clear();
-    choices_.clear();
+    // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: draw each sigma pair once.
+    const bool pack_lengths = sigma_pairs_ && head.step == 0;
+    if (pack_lengths)
+      for (const Walker& w : group_) pack_length_[static_cast<size_t>(w.walker)] = take_sigma_length(w.start_id, w.walker);
+    // Antithetic pairs: walker k + n/2 reuses the termination block walker k drew at this step (walkers are in
+    // ascending order, and both are keyed by the pair). Neighbours come from repelling_offsets, so no mover
+    // fetches choice words here: a walker that goes on alone fetches them in its lane when it needs them.
+    const bool share_halts = termination_of(o_.coupling) == Termination::antithetic;
+    const std::int64_t half = o_.walkers / 2;
     for (const Walker& w : group_) {
       HopBlocks random;  // handed to the lane if this walker ends up alone (the blocks serve its next steps)
-      const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step, random);
-      if (draw.halt) {
+      if (pack_lengths) random.length = pack_length_[static_cast<size_t>(w.walker)];
+      if (share_halts && w.walker >= half) {
+        const PairHalts& partner = pair_halts_[static_cast<size_t>(w.walker - half)];
+        if (partner.stamp == group_step_stamp_) {
+          random.halt_words = partner.words;
+          random.halt_index = partner.index;
+        }
+      }
+      const bool halt = halts(o_, w.start_id, w.walker, w.step, random);
+      if (share_halts && w.walker < half)
+        pair_halts_[static_cast<size_t>(w.walker)] = {random.halt_words, random.halt_index, group_step_stamp_};
+      if (halt) {
         end_group_walker(w);
       } else {
         movers_.push_back(w);
         movers_random_.push_back(random);
-        choices_.push_back(draw.choice);
       }
     }
+    ++group_step_stamp_;
     const auto c = movers_.size();
     if (c == 0) return;
     const auto v = static_cast<size_t>(head.at - first_);
@@ -403,7 +453,8 @@ class WalkSimulation {
       return;
     }
     if (deg == 0) {  // teleports are independent uniform jumps
-      for (size_t k = 0; k < c; ++k) movers_[k].at = teleport_target(choices_[k]);
+      for (size_t k = 0; k < c; ++k)
+        movers_[k].at = teleport_target(choice_word(o_, movers_[k].start_id, movers_[k].walker, movers_[k].step, movers_random_[k]));
       teleports_ += static_cast<std::int64_t>(c);
     } else {
       offsets_.resize(c);
@@ -703,7 +754,8 @@ class WalkSimulation {
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
-  bool record_visits_ = false, repelling_ = false;
+  bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;
+  std::vector<std::int64_t> partner_length_, pack_length_;  // sigma: lengths drawn with their pair's first walker
   std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
   // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
   // processed from next_group_; scratch for one step and for receiving.
@@ -711,8 +763,14 @@ class WalkSimulation {
   std::vector<size_t> group_heads_;
   std::vector<std::int64_t> group_sizes_, offsets_;
   size_t next_group_ = 0;
-  std::vector<std::uint64_t> choices_;
   std::vector<HopBlocks> movers_random_;
+  // Antithetic packs: the termination block each pair's first walker drew, and at which group step.
+  struct PairHalts {
+    std::array<std::uint64_t, 4> words{};
+    std::int64_t index = -1, stamp = -1;
+  };
+  std::vector<PairHalts> pair_halts_;
+  std::int64_t group_step_stamp_ = 0;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0, teleports_ = 0;

@@ -276,6 +276,24 @@ TEST(Grf, StatisticsAreConservedAndLengthsGeometricUnderEveryCoupling) {
 }
 
 
+// The engine draws each sigma pair's block once (with the pair's first walker, in the lanes and in a repelling
+// pack's first step): every walker must still get exactly its own fixed_walk_length. With no truncation and no
+// dead ends, the length histogram is then the histogram of those lengths, at every rank count.
+TEST(Grf, SigmaWalkersGetTheirOwnPairLengths) {
+  const auto g = load_on(world(), "random:400:6:5", "metis");
+  for (const WalkOptions& o : every_coupling(options(6, 0.3, 1000, 21))) {
+    if (termination_of(o.coupling) != Termination::sigma) continue;
+    SCOPED_TRACE(coupling_name(o.coupling));
+    const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log());
+    ASSERT_EQ(run.walks[0].dead_ends, 0);
+    ASSERT_EQ(run.walks[0].truncated, 0);
+    std::vector<std::int64_t> want(run.walks[0].length_histogram.size(), 0);
+    for (std::int64_t id = 0; id < 400; ++id)  // generated graphs: id = canonical index
+      for (std::int64_t k = 0; k < o.walkers; ++k) ++want.at(static_cast<size_t>(fixed_walk_length(o, id, k)));
+    EXPECT_EQ(run.walks[0].length_histogram, want);
+  }
+}
+
 TEST(Grf, DeadEndsAndTruncationAreCountedExactly) {
   // A path 1-2-3 plus isolated declared nodes 4 and 5 (Matrix Market keeps them).
   SharedTempFile file("dead-ends.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n5 5 2\n2 1\n3 2\n");

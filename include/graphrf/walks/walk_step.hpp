@@ -37,76 +37,103 @@ struct HopBlocks {
 
 // Geometric(p) quantile function on {0, 1, ...}: F^-1(u) = floor(ln(1 - u) / ln(1 - p)), capped far above
 // any max_length.
-inline std::int64_t geometric_quantile(double u, double p) {
-  const double k = std::floor(std::log1p(-u) / std::log1p(-p));
+inline std::int64_t geometric_quantile_of_log(double u, double log_keep) {  // log_keep = ln(1 - p)
+  const double k = std::floor(std::log1p(-u) / log_keep);
   return k < 1e15 ? static_cast<std::int64_t>(k) : std::int64_t{1000000000000000};
 }
+inline std::int64_t geometric_quantile(double u, double p) { return geometric_quantile_of_log(u, std::log1p(-p)); }
 
 // Sigma coupling (Reid et al. 2025b, "Variance-reducing couplings for random features", §4.1, App. C.3):
 // walkers k and k + n/2 of a start node form pair k, whose draw (q, V1, V2) is keyed by (seed, start id, pair,
 // ensemble): q uniform in 0..m-1, u1 = (q + V1)/m, u2 = (sigma(q) + V2)/m, lengths F^-1(u1) and F^-1(u2).
 // Both u are uniform on [0, 1), so each length is exactly Geometric(p); sigma only matches their quantiles.
 // With o.quantile >= 0 (learning sigma) every walker's u is instead uniform in quantile o.quantile.
-inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
-  const auto id = static_cast<std::uint64_t>(start_id);
-  if (o.quantile >= 0) {
-    const auto w = philox_block(o.seed, RngDomain::walk_length, id, static_cast<std::uint64_t>(walker), o.ensemble, 1);
-    return geometric_quantile((o.quantile + unit_uniform(w[0])) / o.quantile_order, o.p_halt);
-  }
-  const std::int64_t half = o.walkers / 2, pair = walker % half;
-  const auto w = philox_block(o.seed, RngDomain::walk_length, id, static_cast<std::uint64_t>(pair), o.ensemble, 0);
+struct PairLengths {
+  std::int64_t first, second;  // of walkers pair and pair + n/2
+};
+
+// Both lengths of sigma pair `pair` from one Philox block (what each walker alone would draw; the engine starts
+// a node's walkers in order and hands the second length to walker pair + n/2).
+inline PairLengths sigma_pair_lengths(const WalkOptions& o, std::int64_t start_id, std::int64_t pair) {
+  const auto w = philox_block(o.seed, RngDomain::walk_length, static_cast<std::uint64_t>(start_id),
+                              static_cast<std::uint64_t>(pair), o.ensemble, 0);
   const auto m = static_cast<std::uint64_t>(o.sigma.size());
   const auto q = static_cast<std::int64_t>(uniform_below(w[0], m));
-  const double u = walker < half ? (static_cast<double>(q) + unit_uniform(w[1])) / static_cast<double>(m)
-                                 : (o.sigma[static_cast<size_t>(q)] + unit_uniform(w[2])) / static_cast<double>(m);
-  return geometric_quantile(u, o.p_halt);
+  const double u1 = (static_cast<double>(q) + unit_uniform(w[1])) / static_cast<double>(m);
+  const double u2 = (o.sigma[static_cast<size_t>(q)] + unit_uniform(w[2])) / static_cast<double>(m);
+  const double log_keep = std::log1p(-o.p_halt);
+  return {geometric_quantile_of_log(u1, log_keep), geometric_quantile_of_log(u2, log_keep)};
+}
+
+inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
+  if (o.quantile >= 0) {
+    const auto w = philox_block(o.seed, RngDomain::walk_length, static_cast<std::uint64_t>(start_id),
+                                static_cast<std::uint64_t>(walker), o.ensemble, 1);
+    return geometric_quantile((o.quantile + unit_uniform(w[0])) / o.quantile_order, o.p_halt);
+  }
+  const std::int64_t half = o.walkers / 2;
+  const PairLengths pair = sigma_pair_lengths(o, start_id, walker % half);
+  return walker < half ? pair.first : pair.second;
 }
 
 inline bool has_fixed_lengths(const WalkOptions& o) {
   return o.quantile >= 0 || termination_of(o.coupling) == Termination::sigma;
 }
 
-inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
-                         HopBlocks& cache) {
+// Whether the walker halts before hop `step`. Under iid termination the step's block also holds its choice
+// word; under the other couplings the choice block is left for choice_word, so a walker that halts, or whose
+// neighbour comes from a repelling group, never fetches it.
+inline bool halts(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step, HopBlocks& cache) {
   const auto id = static_cast<std::uint64_t>(start_id);
-  if (has_fixed_lengths(o)) {  // length drawn once; one block of choice words serves four steps
+  if (has_fixed_lengths(o)) {  // length drawn once
     if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
-    if (step >= cache.length) return {true, 0};  // the last step draws no neighbour
-    const std::int64_t block = step >> 2;
-    if (cache.index != block) {
-      cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
-                                      static_cast<std::uint64_t>(block), o.ensemble);
-      cache.index = block;
-    }
-    return {false, cache.step_words[static_cast<size_t>(step & 3)]};
+    return step >= cache.length;
   }
-  if (termination_of(o.coupling) == Termination::iid) {
+  if (termination_of(o.coupling) == Termination::iid) {  // one block: halting and choice words of two steps
     const std::int64_t block = step >> 1;
     if (cache.index != block) {
       cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
                                       static_cast<std::uint64_t>(block), o.ensemble);
       cache.index = block;
     }
-    const auto word = static_cast<size_t>(2 * (step & 1));
-    return {unit_uniform(cache.step_words[word]) < o.halt_probability(), cache.step_words[word + 1]};
+    return unit_uniform(cache.step_words[static_cast<size_t>(2 * (step & 1))]) < o.halt_probability();
   }
-  const std::int64_t block = step >> 2;
-  const std::int64_t half = o.walkers / 2;
+  const std::int64_t block = step >> 2, half = o.walkers / 2;
   if (cache.halt_index != block) {
     cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, id, static_cast<std::uint64_t>(walker % half),
                                     static_cast<std::uint64_t>(block), o.ensemble);
     cache.halt_index = block;
   }
-  const auto word = static_cast<size_t>(step & 3);
-  double tau = unit_uniform(cache.halt_words[word]);
+  double tau = unit_uniform(cache.halt_words[static_cast<size_t>(step & 3)]);
   if (walker >= half) tau = std::fmod(tau + 0.5, 1.0);
-  if (tau < o.halt_probability()) return {true, 0};
+  return tau < o.halt_probability();
+}
+
+// The 64 bits that choose the neighbour at hop `step` of a walker that did not halt there.
+inline std::uint64_t choice_word(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
+                                 HopBlocks& cache) {
+  if (!has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid) {
+    const std::int64_t block = step >> 1;
+    if (cache.index != block) {
+      cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
+                                      static_cast<std::uint64_t>(walker), static_cast<std::uint64_t>(block), o.ensemble);
+      cache.index = block;
+    }
+    return cache.step_words[static_cast<size_t>(2 * (step & 1) + 1)];
+  }
+  const std::int64_t block = step >> 2;  // one block of choice words serves four steps
   if (cache.index != block) {
-    cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
-                                    static_cast<std::uint64_t>(block), o.ensemble);
+    cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
+                                    static_cast<std::uint64_t>(walker), static_cast<std::uint64_t>(block), o.ensemble);
     cache.index = block;
   }
-  return {false, cache.step_words[word]};
+  return cache.step_words[static_cast<size_t>(step & 3)];
+}
+
+inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
+                         HopBlocks& cache) {
+  if (halts(o, start_id, walker, step, cache)) return {true, 0};  // a halting step draws no neighbour
+  return {false, choice_word(o, start_id, walker, step, cache)};
 }
 
 // The same draw without a cache (tests, serial references).
