@@ -132,7 +132,7 @@ bool rows_ascending(std::span<const std::int64_t> indptr, std::span<const std::i
 
 // Bytes per entry H5Output::write_csr stores: int32 or int64 index, float64 value.
 double direct_width(const CanonicalOrder& order, std::int64_t nnz) {
-  return std::max(order.n_global(), nnz) <= std::numeric_limits<std::int32_t>::max() ? 12.0 : 16.0;
+  return H5Output::csr_indices_fit_int32(order.n_global(), nnz) ? 12.0 : 16.0;
 }
 
 // Sorts the (index, value) entries of every row by index, stably, in place. Rows are short and their entries
@@ -189,7 +189,7 @@ void write_node_csr(H5Output& out, const CanonicalOrder& order, const std::strin
     sort_rows_by_index(route.block_indptr(), indices, values);
     out.write_csr(group, order.n_global(), route.block_indptr(), std::span<const Index>(indices), values);
   };
-  if (direct_width(order, nnz) == 12.0) route_sort_write.template operator()<std::int32_t>();
+  if (H5Output::csr_indices_fit_int32(order.n_global(), nnz)) route_sort_write.template operator()<std::int32_t>();
   else route_sort_write.template operator()<std::int64_t>();
 }
 

@@ -735,7 +735,7 @@ void H5Output::write_csr_any(const std::string& group, std::int64_t n_cols, std:
     // contributes the closing entry (the total number of nonzeros), even when it has no rows.
     // Index width as scipy chooses it: int32 when every index and offset fits, else int64 (the same on all ranks).
     const bool last = comm_.rank() == comm_.size() - 1;
-    const bool narrow = std::max<std::int64_t>(n_cols, comm_.sum(nnz)) <= std::numeric_limits<std::int32_t>::max();
+    const bool narrow = csr_indices_fit_int32(n_cols, comm_.sum(nnz));
     const std::string sub = path == "/" ? "/" : path + "/";
     const std::size_t n_indptr = n_local + (last ? 1 : 0);
     // Indices already of the stored width are written as they are; the others are converted in a copy.

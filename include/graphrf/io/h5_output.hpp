@@ -17,7 +17,9 @@
 //    ended by MPI_Abort in this project), so nothing collective is done: each unwinding rank removes the .partial
 //    file and leaves the open file identifier to HDF5, which closes it at MPI_Finalize (H5close). Call abandon()
 //    on every rank first (e.g. in the handler of a collective InputError) to close it at once.
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -172,6 +174,11 @@ class H5Output {
   // indices lie in [0, n_cols) and are sorted (non-decreasing) within each row. Violations throw Error on every rank.
   void write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
                  std::span<const std::int64_t> indices, std::span<const double> data);
+  // scipy's rule, used by write_csr: int32 indices and indptr when both the column count and the number of
+  // nonzeros (all ranks) fit.
+  static bool csr_indices_fit_int32(std::int64_t n_cols, std::int64_t total_nnz) {
+    return std::max(n_cols, total_nnz) <= std::numeric_limits<std::int32_t>::max();
+  }
   // The same with int32 column indices (widened on the way out if the matrix needs int64 after all).
   void write_csr(const std::string& group, std::int64_t n_cols, std::span<const std::int64_t> local_indptr,
                  std::span<const std::int32_t> indices, std::span<const double> data);
