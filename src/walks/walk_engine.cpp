@@ -467,22 +467,28 @@ class WalkSimulation {
     }
     for (Walker& w : movers_) ++w.step;
     hops_ += static_cast<std::int64_t>(c);
-    // Child groups: one per destination node, walkers kept in ascending order (a stable insertion sort:
-    // groups are small and mostly already split into distinct nodes).
+    // Child groups: one per destination node, walkers kept in ascending order: a stable insertion sort of
+    // 4-byte indices, not of the 128-byte walker and Philox records (stratified offsets leave two ascending
+    // runs, so about a quarter of all pairs trade places).
+    mover_order_.resize(c);
+    for (size_t k = 0; k < c; ++k) mover_order_[k] = static_cast<std::uint32_t>(k);
     for (size_t k = 1; k < c; ++k)
-      for (size_t j = k; j > 0 && movers_[j - 1].at > movers_[j].at; --j) {
-        std::swap(movers_[j - 1], movers_[j]);
-        std::swap(movers_random_[j - 1], movers_random_[j]);
-      }
+      for (size_t j = k; j > 0 && movers_[mover_order_[j - 1]].at > movers_[mover_order_[j]].at; --j)
+        std::swap(mover_order_[j - 1], mover_order_[j]);
     for (size_t b = 0; b < c;) {
+      const Walker& first = movers_[mover_order_[b]];
       size_t e = b + 1;
-      while (e < c && movers_[e].at == movers_[b].at) ++e;
-      if (movers_[b].at >= first_ && movers_[b].at < last_) {
-        if (e - b == 1) enqueue(movers_[b], movers_random_[b]);  // alone from now on: a lane walker
-        else push_group(movers_.data() + b, e - b);
+      while (e < c && movers_[mover_order_[e]].at == first.at) ++e;
+      const bool local = first.at >= first_ && first.at < last_;
+      if (!local) cross_hops_ += static_cast<std::int64_t>(e - b);
+      if (e - b == 1) {
+        if (local) enqueue(first, movers_random_[mover_order_[b]]);  // alone from now on: a lane walker
+        else send_group(&first, 1);
       } else {
-        cross_hops_ += static_cast<std::int64_t>(e - b);
-        send_group(movers_.data() + b, e - b);
+        child_.clear();
+        for (size_t k = b; k < e; ++k) child_.push_back(movers_[mover_order_[k]]);
+        if (local) push_group(child_.data(), child_.size());
+        else send_group(child_.data(), child_.size());
       }
       b = e;
     }
@@ -764,6 +770,8 @@ class WalkSimulation {
   std::vector<std::int64_t> group_sizes_, offsets_;
   size_t next_group_ = 0;
   std::vector<HopBlocks> movers_random_;
+  std::vector<std::uint32_t> mover_order_;  // movers sorted by destination (indices into movers_)
+  std::vector<Walker> child_;                // one child group's walkers, contiguous
   // Antithetic packs: the termination block each pair's first walker drew, and at which group step.
   struct PairHalts {
     std::array<std::uint64_t, 4> words{};
