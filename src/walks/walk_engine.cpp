@@ -467,14 +467,8 @@ class WalkSimulation {
     }
     for (Walker& w : movers_) ++w.step;
     hops_ += static_cast<std::int64_t>(c);
-    // Child groups: one per destination node, walkers kept in ascending order: a stable insertion sort of
-    // 4-byte indices, not of the 128-byte walker and Philox records (stratified offsets leave two ascending
-    // runs, so about a quarter of all pairs trade places).
-    mover_order_.resize(c);
-    for (size_t k = 0; k < c; ++k) mover_order_[k] = static_cast<std::uint32_t>(k);
-    for (size_t k = 1; k < c; ++k)
-      for (size_t j = k; j > 0 && movers_[mover_order_[j - 1]].at > movers_[mover_order_[j]].at; --j)
-        std::swap(mover_order_[j - 1], mover_order_[j]);
+    // Child groups: one per destination node, walkers kept in ascending order.
+    sort_movers_by_destination(c);
     for (size_t b = 0; b < c;) {
       const Walker& first = movers_[mover_order_[b]];
       size_t e = b + 1;
@@ -492,6 +486,29 @@ class WalkSimulation {
       }
       b = e;
     }
+  }
+
+  // mover_order_: the movers' indices in a stable sort by destination (4-byte indices move, not the 128-byte
+  // walker and Philox records). Stratified offsets on a row of ascending targets give a rotated ascending
+  // sequence; when its two runs share no node the sorted order is the second run, then the first (what the
+  // stable sort gives, found in one pass). Anything else gets an insertion sort.
+  void sort_movers_by_destination(size_t c) {
+    mover_order_.resize(c);
+    size_t descents = 0, wrap = 0;
+    for (size_t k = 1; k < c; ++k)
+      if (movers_[k].at < movers_[k - 1].at) {
+        ++descents;
+        wrap = k;
+      }
+    if (descents == 1 && movers_[c - 1].at < movers_[0].at) {
+      for (size_t k = 0; k < c; ++k) mover_order_[k] = static_cast<std::uint32_t>((wrap + k) % c);
+      return;
+    }
+    for (size_t k = 0; k < c; ++k) mover_order_[k] = static_cast<std::uint32_t>(k);
+    if (descents == 0) return;
+    for (size_t k = 1; k < c; ++k)
+      for (size_t j = k; j > 0 && movers_[mover_order_[j - 1]].at > movers_[mover_order_[j]].at; --j)
+        std::swap(mover_order_[j - 1], mover_order_[j]);
   }
 
   // Drops processed groups from the front of the queue once they are the larger part of it.
