@@ -64,10 +64,7 @@ class WalkSimulation {
     repelling_ = is_repelling(o.coupling);
     sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
     if (termination_of(o.coupling) == Termination::antithetic) pair_halts_.assign(static_cast<size_t>(o.walkers / 2), {});
-    if (sigma_pairs_) {
-      partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
-      pack_length_.assign(static_cast<size_t>(o.walkers), 0);
-    }
+    if (sigma_pairs_) partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
   }
@@ -413,10 +410,9 @@ class WalkSimulation {
     }
     movers_.clear();
     movers_random_.clear();
-    // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: draw each sigma pair once.
+    // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: each sigma pair's block
+    // is drawn once, by its first walker (take_sigma_length).
     const bool pack_lengths = sigma_pairs_ && head.step == 0;
-    if (pack_lengths)
-      for (const Walker& w : group_) pack_length_[static_cast<size_t>(w.walker)] = take_sigma_length(w.start_id, w.walker);
     // Antithetic pairs: walker k + n/2 reuses the termination block walker k drew at this step (walkers are in
     // ascending order, and both are keyed by the pair). Neighbours come from repelling_offsets, so no mover
     // fetches choice words here: a walker that goes on alone fetches them in its lane when it needs them.
@@ -424,7 +420,7 @@ class WalkSimulation {
     const std::int64_t half = o_.walkers / 2;
     for (const Walker& w : group_) {
       HopBlocks random;  // handed to the lane if this walker ends up alone (the blocks serve its next steps)
-      if (pack_lengths) random.length = pack_length_[static_cast<size_t>(w.walker)];
+      if (pack_lengths) random.length = take_sigma_length(w.start_id, w.walker);
       if (share_halts && w.walker >= half) {
         const PairHalts& partner = pair_halts_[static_cast<size_t>(w.walker - half)];
         if (partner.stamp == group_step_stamp_) {
@@ -778,7 +774,7 @@ class WalkSimulation {
   std::vector<PendingSend> sends_;
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
   bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;
-  std::vector<std::int64_t> partner_length_, pack_length_;  // sigma: lengths drawn with their pair's first walker
+  std::vector<std::int64_t> partner_length_;  // sigma: second lengths, drawn with their pair's first walker
   std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
   // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
   // processed from next_group_; scratch for one step and for receiving.

@@ -171,15 +171,19 @@ std::vector<T> RaggedRoute::move(std::span<const T> entries) const {
   std::vector<T> packed(static_cast<std::size_t>(outgoing));
   T* next = packed.data();
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(send_rows_.size()); ++k)
-    if (k < own_rows_.first || k >= own_rows_.second) next = std::copy(rows_of(k).begin(), rows_of(k).end(), next);
+    if (k < own_rows_.first || k >= own_rows_.second) {
+      const auto row = rows_of(k);
+      next = std::copy(row.begin(), row.end(), next);
+    }
   const std::vector<T> got = order_->comm().alltoallv(packed, entry_counts_);
   packed = {};
   std::vector<T> block(static_cast<std::size_t>(block_indptr_.back()));
   const auto& canonical = order_->graph_->canonical_index;
   const std::int64_t first = order_->blocks().first(order_->comm().rank());
   for (std::int64_t k = own_rows_.first; k < own_rows_.second; ++k) {
-    const auto row = static_cast<std::size_t>(canonical[static_cast<std::size_t>(send_rows_[static_cast<std::size_t>(k)])] - first);
-    std::copy(rows_of(k).begin(), rows_of(k).end(), block.begin() + block_indptr_[row]);
+    const auto at = static_cast<std::size_t>(canonical[static_cast<std::size_t>(send_rows_[static_cast<std::size_t>(k)])] - first);
+    const auto row = rows_of(k);
+    std::copy(row.begin(), row.end(), block.begin() + block_indptr_[at]);
   }
   for (std::size_t row = 0; row + 1 < block_indptr_.size(); ++row)
     if (received_at_[row] >= 0)

@@ -80,28 +80,32 @@ inline bool has_fixed_lengths(const WalkOptions& o) {
   return o.quantile >= 0 || termination_of(o.coupling) == Termination::sigma;
 }
 
+// The walker's step block number `block` (Philox, keyed by its ids), fetched unless the cache holds it.
+inline const std::array<std::uint64_t, 4>& step_block(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
+                                                      std::int64_t block, HopBlocks& cache) {
+  if (cache.index != block) {
+    cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
+                                    static_cast<std::uint64_t>(walker), static_cast<std::uint64_t>(block), o.ensemble);
+    cache.index = block;
+  }
+  return cache.step_words;
+}
+
 // Whether the walker halts before hop `step`. Under iid termination the step's block also holds its choice
 // word; under the other couplings the choice block is left for choice_word, so a walker that halts, or whose
 // neighbour comes from a repelling group, never fetches it.
 inline bool halts(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step, HopBlocks& cache) {
-  const auto id = static_cast<std::uint64_t>(start_id);
   if (has_fixed_lengths(o)) {  // length drawn once
     if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
     return step >= cache.length;
   }
-  if (termination_of(o.coupling) == Termination::iid) {  // one block: halting and choice words of two steps
-    const std::int64_t block = step >> 1;
-    if (cache.index != block) {
-      cache.step_words = philox_block(o.seed, RngDomain::walk_step, id, static_cast<std::uint64_t>(walker),
-                                      static_cast<std::uint64_t>(block), o.ensemble);
-      cache.index = block;
-    }
-    return unit_uniform(cache.step_words[static_cast<size_t>(2 * (step & 1))]) < o.halt_probability();
-  }
+  if (termination_of(o.coupling) == Termination::iid)  // one block: halting and choice words of two steps
+    return unit_uniform(step_block(o, start_id, walker, step >> 1, cache)[static_cast<size_t>(2 * (step & 1))]) <
+           o.halt_probability();
   const std::int64_t block = step >> 2, half = o.walkers / 2;
   if (cache.halt_index != block) {
-    cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, id, static_cast<std::uint64_t>(walker % half),
-                                    static_cast<std::uint64_t>(block), o.ensemble);
+    cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, static_cast<std::uint64_t>(start_id),
+                                    static_cast<std::uint64_t>(walker % half), static_cast<std::uint64_t>(block), o.ensemble);
     cache.halt_index = block;
   }
   double tau = unit_uniform(cache.halt_words[static_cast<size_t>(step & 3)]);
@@ -109,25 +113,13 @@ inline bool halts(const WalkOptions& o, std::int64_t start_id, std::int64_t walk
   return tau < o.halt_probability();
 }
 
-// The 64 bits that choose the neighbour at hop `step` of a walker that did not halt there.
+// The 64 bits that choose the neighbour at hop `step` of a walker that did not halt there: under iid
+// termination the second word of the step's pair, otherwise one word of a block serving four steps.
 inline std::uint64_t choice_word(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
                                  HopBlocks& cache) {
-  if (!has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid) {
-    const std::int64_t block = step >> 1;
-    if (cache.index != block) {
-      cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
-                                      static_cast<std::uint64_t>(walker), static_cast<std::uint64_t>(block), o.ensemble);
-      cache.index = block;
-    }
-    return cache.step_words[static_cast<size_t>(2 * (step & 1) + 1)];
-  }
-  const std::int64_t block = step >> 2;  // one block of choice words serves four steps
-  if (cache.index != block) {
-    cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
-                                    static_cast<std::uint64_t>(walker), static_cast<std::uint64_t>(block), o.ensemble);
-    cache.index = block;
-  }
-  return cache.step_words[static_cast<size_t>(step & 3)];
+  if (!has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid)
+    return step_block(o, start_id, walker, step >> 1, cache)[static_cast<size_t>(2 * (step & 1) + 1)];
+  return step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)];
 }
 
 inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
