@@ -56,6 +56,24 @@ inline Eigen::MatrixXd grid_2d(int nx, int ny) {
   return a;
 }
 
+// A ring of n nodes plus random chords up to mean degree about `mean_degree` (a small-world graph): an expander
+// whose normalised Laplacian has no gap after its first eigenvalue, lambda_2 ~ 1 - 2 sqrt(d - 1) / d sitting at
+// the edge of a bulk of eigenvalues, like the random graphs of the benchmarks.
+inline Eigen::MatrixXd ring_with_chords(int n, double mean_degree, std::uint64_t seed) {
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, n);
+  for (int i = 0; i < n; ++i) a(i, (i + 1) % n) = a((i + 1) % n, i) = 1.0;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> node(0, n - 1);
+  const auto chords = static_cast<long>(n * (mean_degree - 2.0) / 2.0);
+  for (long c = 0; c < chords;) {
+    const int u = node(rng), v = node(rng);
+    if (u == v || a(u, v) != 0.0) continue;
+    a(u, v) = a(v, u) = 1.0;
+    ++c;
+  }
+  return a;
+}
+
 // I - D^{-1/2} A D^{-1/2} (no isolated nodes in the graphs above).
 inline Eigen::MatrixXd normalised_laplacian(const Eigen::MatrixXd& a) {
   const Eigen::VectorXd dinv = a.rowwise().sum().cwiseSqrt().cwiseInverse();

@@ -40,6 +40,8 @@ void add_bench_wavelet_options(po::options_description& desc) {
       ("rank,K", po::value<std::int64_t>()->default_value(32), "embedding rank K")
       ("oversample", po::value<std::int64_t>()->default_value(-1), "oversampling r (-1: the wavelet default, max(K/10, 15))")
       ("degree-chi", po::value<int>()->default_value(60), "degree M_chi of the low-pass filter")
+      ("subspace-iterations", po::value<int>()->default_value(-1),
+       "passes of the low-pass filter, Q = orth(p_chi(L) Q) (-1: 2 when h varies by more than 10% on [0, lambda_K], else 1)")
       ("degree-h", po::value<int>()->default_value(30), "degree M_h of the kernel filter")
       ("dense-max", po::value<std::int64_t>()->default_value(2500), "largest N for the dense eigendecomposition anchor")
       ("slepc-max", po::value<std::int64_t>()->default_value(100000), "largest N for the SLEPc Krylov-Schur anchor (0: none)")
@@ -195,6 +197,7 @@ int run_bench_wavelet(const CommandContext& ctx) {
     options.seed = seed;
     options.oversample = vm["oversample"].as<std::int64_t>();
     options.degree_chi = vm["degree-chi"].as<int>();
+    options.subspace_iterations = vm["subspace-iterations"].as<int>();
     options.degree_h = vm["degree-h"].as<int>();
     const auto resolved = resolve_wavelet_options(g.n_global(), options);
     const auto b = static_cast<Eigen::Index>(resolved.rank + resolved.oversample);
@@ -214,7 +217,7 @@ int run_bench_wavelet(const CommandContext& ctx) {
          << " nanoseconds_per_edge_column=" << fmt(1e9 * step / edge_columns, 3) << " embedding_seconds=" << fmt(embed, 3)
          << " lambda_k_seconds=" << fmt(lambda_k_time, 3) << " lambda_k_share=" << fmt(lambda_k_time / embed, 2)
          << " lambda_k=" << sci(result.lambda_k) << " dichotomy_steps=" << result.dichotomy.iterations
-         << " kernel_error=" << fmt(error, 6);
+         << " subspace_iterations=" << result.subspace_iterations << " kernel_error=" << fmt(error, 6);
     log.result(line.str());
 
     if (g.n_global() <= dense_max) {

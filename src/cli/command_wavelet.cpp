@@ -30,6 +30,8 @@ void add_wavelet_options(po::options_description& desc) {
       ("rank", po::value<std::int64_t>(), "deprecated name of --embedding-dim (it read like a count of MPI ranks)")
       ("oversample", po::value<std::int64_t>()->default_value(-1), "r extra columns (-1: max(K/10, 15))")
       ("degree-chi", po::value<int>()->default_value(60), "degree of the Jackson-Chebyshev low-pass p_chi")
+      ("subspace-iterations", po::value<int>()->default_value(-1),
+       "passes of the low-pass filter, Q = orth(p_chi(L) Q) (-1: 2 when h varies by more than 10% on [0, lambda_K], else 1)")
       ("degree-h", po::value<int>()->default_value(30), "degree of p_h ~ sqrt(h)")
       ("eigencount-order", po::value<int>()->default_value(50), "degree of the eigencount filters")
       ("dichotomy-eps", po::value<double>()->default_value(1e-2, "0.01"), "relative width at which the lambda_K search stops")
@@ -70,6 +72,7 @@ int run_wavelet(const CommandContext& ctx) {
     options.rank = vm[vm.count("rank") ? "rank" : "embedding-dim"].as<std::int64_t>();
     options.oversample = vm["oversample"].as<std::int64_t>();
     options.degree_chi = vm["degree-chi"].as<int>();
+    options.subspace_iterations = vm["subspace-iterations"].as<int>();
     options.degree_h = vm["degree-h"].as<int>();
     options.eigencount_order = vm["eigencount-order"].as<int>();
     options.dichotomy_eps = vm["dichotomy-eps"].as<double>();
@@ -188,6 +191,7 @@ int run_wavelet(const CommandContext& ctx) {
     out.set_attribute("/spectrum", "laplacian", laplacian_kind);
     out.set_attribute("/spectrum", "rank", result.rank);
     out.set_attribute("/spectrum", "oversample", result.oversample);
+    out.set_attribute("/spectrum", "subspace_iterations", static_cast<std::int64_t>(result.subspace_iterations));
     if (reference.enabled && dense) {
       out.set_attribute("/embedding", "relative_spectral_error", e.spectral);
       out.set_attribute("/embedding", "relative_frobenius_error", e.frobenius);

@@ -26,6 +26,9 @@ WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptio
                      std::to_string(o.oversample) + ")");
   if (o.degree_chi < 1)
     throw InputError("--degree-chi: the low-pass degree must be >= 1 (got " + std::to_string(o.degree_chi) + ")");
+  if (o.subspace_iterations != -1 && o.subspace_iterations < 1)
+    throw InputError("--subspace-iterations: the number of low-pass passes must be >= 1, or -1 for automatic (got " +
+                     std::to_string(o.subspace_iterations) + ")");
   if (o.degree_h < 1)
     throw InputError("--degree-h: the kernel polynomial degree must be >= 1 (got " + std::to_string(o.degree_h) + ")");
   if (o.eigencount_order < 1)
@@ -62,6 +65,13 @@ void check_wavelet_kernel(const std::function<double(double)>& h, double lambda_
   // The nodes where chebyshev_coefficients evaluates sqrt(h).
   const int ng = degree_h + 1;
   for (int n = 0; n < ng; ++n) check(lambda_max / 2 * (std::cos(std::numbers::pi * (n + 0.5) / ng) + 1.0));
+}
+
+int auto_subspace_iterations(const std::function<double(double)>& h, double lambda_k) {
+  constexpr int kGrid = 200;
+  double h_max = 0.0;
+  for (int i = 0; i <= kGrid; ++i) h_max = std::max(h_max, h(lambda_k * i / kGrid));
+  return h_max <= 1.1 * h(lambda_k) ? 1 : 2;
 }
 
 WaveletResult random_wavelet_features(const DistributedOperator& laplacian, const std::function<double(double)>& h,
@@ -104,22 +114,27 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
   res.lambda_k = res.dichotomy.lambda_k;
   res.coeff_chi = jackson_chebyshev_coefficients(0.0, res.lambda_k, o.degree_chi, res.lambda_max);
 
-  // 3-4. Range finder: Q = orth(p_chi(L) G).
+  // 3-4. Range finder: Q = orth(p_chi(L) G), then Q = orth(p_chi(L) Q) q - 1 more times.
+  res.subspace_iterations = o.subspace_iterations > 0 ? o.subspace_iterations : auto_subspace_iterations(h, res.lambda_k);
   const auto b = static_cast<Eigen::Index>(o.rank + o.oversample);
-  const Eigen::MatrixXd g = keyed_gaussian_block(laplacian.row_keys, b, o.seed, RngDomain::wavelet_gaussian);
-  say("filter      low-pass p_chi(L) G: degree " + std::to_string(o.degree_chi) + ", " + std::to_string(b) + " columns");
-  auto filtered = chebyshev_filter(laplacian, res.lambda_max, {res.coeff_chi}, g);
-  say("qr          CholeskyQR2 of the filtered block");
+  Eigen::MatrixXd block = keyed_gaussian_block(laplacian.row_keys, b, o.seed, RngDomain::wavelet_gaussian);
   TallSkinnyQr qr;
-  try {
-    qr = tall_skinny_qr(sums, std::move(filtered[0]));
-  } catch (const RankDeficientError& e) {
-    // Numerically rank-deficient blocks are handled inside the QR; this is a zero or non-finite column (or no
-    // convergence). The Gram matrices are the same bits on every rank, so every rank lands here together.
-    throw InputError("--embedding-dim: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
-                         " columns (lambda_K = " + format_number(res.lambda_k, 6) + "): " + e.what() +
-                         "; check that the operator returns finite values, or lower --embedding-dim or --oversample",
-                     /*collective=*/true);
+  for (int pass = 1; pass <= res.subspace_iterations; ++pass) {
+    say("filter      low-pass p_chi(L) " + std::string(pass == 1 ? "G" : "Q") + ": degree " + std::to_string(o.degree_chi) +
+        ", " + std::to_string(b) + " columns, pass " + std::to_string(pass) + " of " + std::to_string(res.subspace_iterations));
+    auto filtered = chebyshev_filter(laplacian, res.lambda_max, {res.coeff_chi}, block);
+    say("qr          CholeskyQR2 of the filtered block");
+    try {
+      qr = tall_skinny_qr(sums, std::move(filtered[0]));
+    } catch (const RankDeficientError& e) {
+      // Numerically rank-deficient blocks are handled inside the QR; this is a zero or non-finite column (or no
+      // convergence). The Gram matrices are the same bits on every rank, so every rank lands here together.
+      throw InputError("--embedding-dim: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
+                           " columns (lambda_K = " + format_number(res.lambda_k, 6) + "): " + e.what() +
+                           "; check that the operator returns finite values, or lower --embedding-dim or --oversample",
+                       /*collective=*/true);
+    }
+    if (pass < res.subspace_iterations) block = std::move(qr.q_local);
   }
   res.qr_passes = qr.passes;
   res.qr_shifted = qr.shifted;

@@ -56,16 +56,18 @@ TEST(RandomWaveletFeatures, KernelErrorCloseToBestRankKOnAWellSeparatedSpectrum)
       EXPECT_EQ(res.coeff_h.size(), 31u);
       const double err = spectral_norm(exact - res.embedding_local * res.embedding_local.transpose());
       EXPECT_LE(err, 1.5 * best) << cliques << " " << seed << " lambda_K " << res.lambda_k;
-      // de Bassompierre et al. 2026, Prop. 1: E <= E_R^2 + E_P,
+      // de Bassompierre et al. 2026, Prop. 1: E <= E_R^2 + E_P, for the range finder on p(L) G. With q passes
+      // Q spans p_chi(L)^q G (the QR between passes does not change the span), so p = p_chi^q.
       //   E[E_R] <= h^{1/2}(l_{K+1}) + 2 sqrt(K/(r-1)) p(l_{K+1}) + 2e sqrt(K+r)/r (sum_{j>K} p(l_j)^2)^{1/2},
       //   E_P <= 2 eps_h + eps_h^2.
       const double r = static_cast<double>(res.oversample);
+      const auto p = [&](double x) { return std::pow(chebyshev_eval(res.coeff_chi, 2.0, x), res.subspace_iterations); };
       double tail = 0, eps_h = 0;
       for (Eigen::Index j = 0; j < ev.size(); ++j) {
-        if (j >= k) tail += std::pow(chebyshev_eval(res.coeff_chi, 2.0, ev(j)), 2);
+        if (j >= k) tail += std::pow(p(ev(j)), 2);
         eps_h = std::max(eps_h, std::abs(std::sqrt(h(ev(j))) - chebyshev_eval(res.coeff_h, 2.0, ev(j))));
       }
-      const double bound_r = std::sqrt(h(ev(k))) + 2.0 * std::sqrt(k / (r - 1.0)) * chebyshev_eval(res.coeff_chi, 2.0, ev(k)) +
+      const double bound_r = std::sqrt(h(ev(k))) + 2.0 * std::sqrt(k / (r - 1.0)) * p(ev(k)) +
                              2.0 * std::exp(1.0) * std::sqrt(k + r) / r * std::sqrt(tail);
       EXPECT_LE(err, bound_r * bound_r + 2.0 * eps_h + eps_h * eps_h) << cliques << " " << seed;
     }
@@ -84,6 +86,45 @@ TEST(RandomWaveletFeatures, DenseSpectrumStillBeatsBestRankKWithOversampling) {
   const auto res = random_wavelet_features(serial_operator(self, l), h, o);
   const double err = spectral_norm(spectral_function(l, h) - res.embedding_local * res.embedding_local.transpose());
   EXPECT_LE(err, h(ev(30)));
+}
+
+TEST(RandomWaveletFeatures, SecondLowPassPassCapturesTheBottomOfAGaplessSpectrum) {
+  // An expander (ring with chords, mean degree 10, N = 1200): lambda_2 .. lambda_{K+1} sit at the edge of the
+  // bulk, hundreds of eigenvalues lie within the degree-60 low-pass' transition, and one pass captures a random
+  // mixture of them: 1.8-2.8x the best rank-K error over these seeds (and over other graph seeds). The
+  // automatic rule runs two passes here (h = exp(-5 lambda) varies by far more than 10% on [0, lambda_K]),
+  // which measured 1.11-1.34x; the bound asserted is the 1.5x the wavelet benchmark is held to. Everything is
+  // seeded, so the outcome is fixed; the one-pass check shows what the second pass is for.
+  Communicator self(MPI_COMM_SELF);
+  auto h = [](double x) { return std::exp(-5.0 * x); };
+  const Eigen::MatrixXd l = normalised_laplacian(ring_with_chords(1200, 10.0, 1));
+  const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(l).eigenvalues();
+  const Eigen::MatrixXd exact = spectral_function(l, h);
+  const auto op = serial_operator(self, l);
+  const int k = 32;
+  const double best = h(ev(k));
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    WaveletOptions o;
+    o.rank = k;
+    o.seed = seed;
+    const auto automatic = random_wavelet_features(op, h, o);
+    EXPECT_EQ(automatic.subspace_iterations, 2);
+    EXPECT_LE(spectral_norm(exact - automatic.embedding_local * automatic.embedding_local.transpose()), 1.5 * best)
+        << "seed " << seed;
+    o.subspace_iterations = 1;
+    const auto one_pass = random_wavelet_features(op, h, o);
+    EXPECT_GT(spectral_norm(exact - one_pass.embedding_local * one_pass.embedding_local.transpose()), 1.5 * best)
+        << "seed " << seed;
+  }
+}
+
+TEST(RandomWaveletFeatures, AutomaticPassesFollowTheKernelsVariationBelowLambdaK) {
+  // One pass when no capture can be more than 1.1x off (h nearly constant on [0, lambda_K]), two otherwise.
+  EXPECT_EQ(auto_subspace_iterations([](double x) { return std::exp(-5.0 * x); }, 0.01), 1);   // 1.05
+  EXPECT_EQ(auto_subspace_iterations([](double x) { return std::exp(-5.0 * x); }, 0.03), 2);   // 1.16
+  EXPECT_EQ(auto_subspace_iterations([](double x) { return 1.0 / (1.0 + x); }, 0.5), 2);
+  // h need not be monotone: the largest value on [0, lambda_K] counts, not h(0).
+  EXPECT_EQ(auto_subspace_iterations([](double x) { return std::exp(-50.0 * (x - 0.2) * (x - 0.2)); }, 0.3), 2);  // h(0) < h(0.3)
 }
 
 TEST(RandomWaveletFeatures, EstimatesLambdaMaxForOtherOperators) {
@@ -137,6 +178,8 @@ TEST(RandomWaveletFeatures, BadInputThrowsInputErrorNamingTheOption) {
   EXPECT_EQ(with([](WaveletOptions& o) { o.oversample = 1; }).rfind("--oversample:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.degree_chi = 0; }).rfind("--degree-chi:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.degree_h = 0; }).rfind("--degree-h:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.subspace_iterations = 0; }).rfind("--subspace-iterations:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.subspace_iterations = -1; }), "(no InputError)");
   EXPECT_EQ(with([](WaveletOptions& o) { o.eigencount_order = 0; }).rfind("--eigencount-order:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.dichotomy_eps = 1.0; }).rfind("--dichotomy-eps:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.count_tolerance = -1.0; }).rfind("--count-tolerance:", 0), 0u);
