@@ -273,12 +273,14 @@ int run_gp(const CommandContext& ctx) {
     if (role == NodeRole::test) test(i) = 1;
   }
   data.n_train = obs.n_train;
+  phi.restrict_rows(data.train);  // CG products touch the training rows only
+  attach_training_space(g, data);
   const RowBlockReducer reducer(comm, g.n_global(), g.canonical_index);
 
   Timer timer;
   LearningTrace trace;
   std::vector<double> p = parameters.initial();
-  if (o.schedule.iterations > 0) p = learn_gp(phi, reducer, data, parameters, o.lml, o.schedule, log, trace);
+  if (o.schedule.iterations > 0) p = learn_gp(phi, data, parameters, o.lml, o.schedule, log, trace);
   phi.set_f(parameters.f(p));
   const double learn_seconds = comm.max(timer.seconds());
   const double sigma_f = parameters.sigma_f(p), beta = parameters.beta(p), sigma_n = parameters.sigma_n(p);
@@ -286,7 +288,7 @@ int run_gp(const CommandContext& ctx) {
            fmt(learn_seconds, 2) + " s)");
 
   timer.reset();
-  const GpPrediction prediction = predict_gp(phi, reducer, data, sigma_n, test, o.prediction);
+  const GpPrediction prediction = predict_gp(phi, data, sigma_n, test, o.prediction);
   const double predict_seconds = comm.max(timer.seconds());
   if (!prediction.converged) log.warn("CG did not reach --cg-tolerance within --cg-max-iterations in prediction");
   const Eigen::VectorXd& variance = o.prediction.exact_variance ? prediction.exact_variance : prediction.variance;

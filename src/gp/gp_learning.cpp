@@ -27,14 +27,14 @@ Eigen::VectorXd parameter_gradient(const GpParameters& parameters, const std::ve
   return g;
 }
 
-std::vector<double> learn_gp(GrfFeatureOperator& phi, const RowBlockReducer& reducer, const GpData& data,
+std::vector<double> learn_gp(GrfFeatureOperator& phi, const GpData& data,
                              const GpParameters& parameters, const LmlOptions& options, const AdamSchedule& schedule,
                              const Log& log, LearningTrace& trace) {
   std::vector<double> p = parameters.initial();
   AdamAscent adam(schedule, static_cast<Eigen::Index>(p.size()));
   for (int k = 0; k < schedule.iterations; ++k) {
     phi.set_f(parameters.f(p));
-    const LmlEstimate e = estimate_lml(phi, reducer, data, parameters.sigma_n(p), options, static_cast<std::uint64_t>(k));
+    const LmlEstimate e = estimate_lml(phi, data, parameters.sigma_n(p), options, static_cast<std::uint64_t>(k));
     const Eigen::VectorXd g = parameter_gradient(parameters, p, e);
     trace.lml.push_back(e.lml);
     trace.gradient_norm.push_back(g.norm());

@@ -8,13 +8,14 @@
 
 namespace graphrf {
 
-GpPrediction predict_gp(const GrfFeatureOperator& phi, const RowBlockReducer& reducer, const GpData& data, double sigma_n,
-                        const Eigen::VectorXd& test, const GpPredictionOptions& options) {
+GpPrediction predict_gp(GrfFeatureOperator& phi, const GpData& data, double sigma_n, const Eigen::VectorXd& test,
+                        const GpPredictionOptions& options) {
   const DistributedGraph& g = phi.graph();
   const std::int64_t n_local = g.n_local();
   const int s = options.samples;
-  const ColumnDots dots = reproducible_column_dots(reducer);
-  const BlockOperator system = gp_system(phi, data, sigma_n);
+  const auto space = training_space(g, data);
+  const ColumnDots dots = reproducible_column_dots(space->reducer());
+  const BlockOperator system = gp_system(phi, *space, sigma_n);
   GpPrediction out;
 
   // Prior weights eps (per column node) and observation noise e (per training node).
@@ -30,11 +31,11 @@ GpPrediction predict_gp(const GrfFeatureOperator& phi, const RowBlockReducer& re
   const Eigen::MatrixXd prior = phi.times(eps);
   Eigen::MatrixXd rhs(n_local, s + 1);
   rhs.col(0) = data.y;
-  for (int k = 0; k < s; ++k) rhs.col(k + 1) = (data.y - prior.col(k) - noise.col(k)).cwiseProduct(data.train);
-  const CgResult cg = batched_conjugate_gradient(system, rhs, dots, options.cg);
+  for (int k = 0; k < s; ++k) rhs.col(k + 1) = data.y - prior.col(k) - noise.col(k);
+  const CgResult cg = batched_conjugate_gradient(system, space->compress(rhs), dots, options.cg);
   out.cg_iterations = cg.most_iterations();
   out.converged = cg.converged;
-  const Eigen::MatrixXd update = phi.times(phi.transpose_times(cg.x));
+  const Eigen::MatrixXd update = phi.times(phi.transpose_times(space->expand(cg.x)));
   out.mean = update.col(0);
   out.samples = prior + update.rightCols(s);
   out.variance = Eigen::VectorXd::Constant(n_local, std::numeric_limits<double>::quiet_NaN());
@@ -43,8 +44,10 @@ GpPrediction predict_gp(const GrfFeatureOperator& phi, const RowBlockReducer& re
   out.exact_variance = Eigen::VectorXd::Constant(n_local, std::numeric_limits<double>::quiet_NaN());
   if (options.exact_variance) {
     const Eigen::MatrixXd units = unit_vector_block(g, test);
-    Eigen::MatrixXd k = phi.times(phi.transpose_times(units));  // columns Phi Phi_j^T
-    k.array().colwise() *= data.train.array();
+    // Phi_j^T for the test nodes j needs the transpose of their rows: S is the test nodes for this product.
+    phi.restrict_rows(test);
+    const Eigen::MatrixXd k = space->compress(phi.times(phi.transpose_times(units)));  // rows x of Phi Phi_j^T
+    phi.restrict_rows(data.train);
     const CgResult solve = batched_conjugate_gradient(system, k, dots, options.cg);
     out.exact_cg_iterations = solve.most_iterations();
     out.converged = out.converged && solve.converged;

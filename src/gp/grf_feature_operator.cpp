@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "graphrf/core/error.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 
@@ -47,7 +48,6 @@ SideT build_side(const DistributedGraph& g, std::vector<SideEntry> entries) {
   }
   if (!entries.empty()) side.entry_ptr.push_back(static_cast<std::int64_t>(entries.size()));
   for (size_t i = 0; i < static_cast<size_t>(n_local); ++i) side.pair_ptr[i + 1] += side.pair_ptr[i];
-  side.pair_phi.assign(side.pair_slot.size(), 0.0);
   return side;
 }
 
@@ -55,25 +55,54 @@ SideT build_side(const DistributedGraph& g, std::vector<SideEntry> entries) {
 
 GrfFeatureOperator::GrfFeatureOperator(const DistributedGraph& g, const LengthResolvedGrf& m)
     : graph_(&g), n_local_(g.n_local()) {
-  const Communicator& comm = *g.comm;
   const CanonicalOrder order(g);
   const std::vector<std::int64_t> col_canonical = order.to_canonical(m.col);
   std::vector<SideEntry> row_entries;
   row_entries.reserve(m.col.size());
-  std::vector<SideEntry> to_owner;
-  Counts counts(static_cast<size_t>(comm.size()), 0);
   std::int32_t longest = 0;
   for (std::int64_t i = 0; i < m.n_local(); ++i)
     for (auto k = m.indptr[static_cast<size_t>(i)]; k < m.indptr[static_cast<size_t>(i) + 1]; ++k) {
       const auto u = static_cast<size_t>(k);
       row_entries.push_back({g.first() + i, m.col[u], col_canonical[u], m.length[u], m.value[u]});
       longest = std::max(longest, m.length[u]);
-      ++counts[static_cast<size_t>(g.owner(m.col[u]))];
     }
+  n_lengths_ = g.comm->max(longest) + 1;
+  set_f({});  // f = 0 until the caller sets one
+  rows_ = build_side<Side>(g, std::move(row_entries));
+}
+
+void GrfFeatureOperator::restrict_rows(const Eigen::VectorXd& mask) {
+  build_subset_sides(mask);
+
+}
+
+void GrfFeatureOperator::build_subset_sides(const Eigen::VectorXd& mask) {
+  const DistributedGraph& g = *graph_;
+  const Communicator& comm = *g.comm;
+  // The entries of S's rows, read back from rows_ (already in canonical order of their columns).
+  std::vector<std::int64_t> others;
+  std::vector<SideEntry> row_entries;
+  for (std::int64_t i = 0; i < n_local_; ++i) {
+    if (mask(i) == 0) continue;
+    for (auto p = rows_.pair_ptr[static_cast<size_t>(i)]; p < rows_.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const std::int64_t slot = rows_.pair_slot[static_cast<size_t>(p)];
+      const std::int64_t other = slot < n_local_ ? g.first() + slot : rows_.remote[static_cast<size_t>(slot - n_local_)];
+      for (auto k = rows_.entry_ptr[static_cast<size_t>(p)]; k < rows_.entry_ptr[static_cast<size_t>(p) + 1]; ++k) {
+        row_entries.push_back({g.first() + i, other, 0, rows_.entry_length[static_cast<size_t>(k)],
+                               rows_.entry_value[static_cast<size_t>(k)]});
+        others.push_back(other);
+      }
+    }
+  }
+  const std::vector<std::int64_t> other_canonical = CanonicalOrder(g).to_canonical(others);
+  others = {};
+  for (size_t k = 0; k < row_entries.size(); ++k) row_entries[k].other_canonical = other_canonical[k];
   // Transposed copies, grouped by the owner of the column.
+  Counts counts(static_cast<size_t>(comm.size()), 0);
+  for (const auto& e : row_entries) ++counts[static_cast<size_t>(g.owner(e.other))];
   std::vector<std::int64_t> offset(counts.size(), 0);
   for (size_t r = 1; r < counts.size(); ++r) offset[r] = offset[r - 1] + counts[r - 1];
-  to_owner.resize(row_entries.size());
+  std::vector<SideEntry> to_owner(row_entries.size());
   for (const auto& e : row_entries) {
     const auto r = static_cast<size_t>(g.owner(e.other));
     to_owner[static_cast<size_t>(offset[r]++)] = {e.other, e.node, g.canonical_index[static_cast<size_t>(e.node - g.first())],
@@ -81,21 +110,29 @@ GrfFeatureOperator::GrfFeatureOperator(const DistributedGraph& g, const LengthRe
   }
   std::vector<SideEntry> column_entries = comm.alltoallv(to_owner, counts);
   to_owner = {};
-  n_lengths_ = comm.max(longest) + 1;
-  rows_ = build_side<Side>(g, std::move(row_entries));
+  subset_built_ = true;
+  subset_is_all_ = (mask.array() != 0).all();  // then rows_ serves (same entries, same order)
+  subset_rows_ = subset_is_all_ ? Side{} : build_side<Side>(g, std::move(row_entries));
   columns_ = build_side<Side>(g, std::move(column_entries));
 }
 
 void GrfFeatureOperator::set_f(std::span<const double> f) {
   f_.assign(static_cast<size_t>(n_lengths_), 0.0);
   std::copy_n(f.begin(), std::min<size_t>(f.size(), f_.size()), f_.begin());
-  for (Side* side : {&rows_, &columns_})
-    for (size_t p = 0; p < side->pair_phi.size(); ++p) {
-      double phi = 0;
-      for (auto k = side->entry_ptr[p]; k < side->entry_ptr[p + 1]; ++k)
-        phi += f_[static_cast<size_t>(side->entry_length[static_cast<size_t>(k)])] * side->entry_value[static_cast<size_t>(k)];
-      side->pair_phi[p] = phi;
-    }
+  ++f_generation_;
+}
+
+const GrfFeatureOperator::Side& GrfFeatureOperator::weighted(const Side& side) const {
+  if (side.weighted_generation == f_generation_) return side;
+  side.pair_phi.resize(side.pair_slot.size());
+  for (size_t p = 0; p < side.pair_phi.size(); ++p) {
+    double phi = 0;
+    for (auto k = side.entry_ptr[p]; k < side.entry_ptr[p + 1]; ++k)
+      phi += f_[static_cast<size_t>(side.entry_length[static_cast<size_t>(k)])] * side.entry_value[static_cast<size_t>(k)];
+    side.pair_phi[p] = phi;
+  }
+  side.weighted_generation = f_generation_;
+  return side;
 }
 
 std::vector<double> GrfFeatureOperator::with_remote_rows(const Side& side, const Eigen::MatrixXd& local) const {
@@ -109,7 +146,8 @@ std::vector<double> GrfFeatureOperator::with_remote_rows(const Side& side, const
   return table;
 }
 
-Eigen::MatrixXd GrfFeatureOperator::apply(const Side& side, const Eigen::MatrixXd& x) const {
+Eigen::MatrixXd GrfFeatureOperator::apply(const Side& unweighted, const Eigen::MatrixXd& x) const {
+  const Side& side = weighted(unweighted);
   const std::int64_t b = x.cols();
   const std::vector<double> table = with_remote_rows(side, x);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_local_, b);
@@ -128,24 +166,36 @@ Eigen::MatrixXd GrfFeatureOperator::apply(const Side& side, const Eigen::MatrixX
 
 Eigen::MatrixXd GrfFeatureOperator::times(const Eigen::MatrixXd& c) const { return apply(rows_, c); }
 
-Eigen::MatrixXd GrfFeatureOperator::transpose_times(const Eigen::MatrixXd& v) const { return apply(columns_, v); }
+Eigen::MatrixXd GrfFeatureOperator::subset_times(const Eigen::MatrixXd& c) const { return apply(subset_rows(), c); }
+
+Eigen::MatrixXd GrfFeatureOperator::transpose_times(const Eigen::MatrixXd& v) const {
+  require_subset();
+  return apply(columns_, v);
+}
+
+void GrfFeatureOperator::require_subset() const {
+  if (!subset_built_) throw Error("GrfFeatureOperator: call restrict_rows before products with Phi_S or Phi_S^T");
+}
 
 Eigen::MatrixXd GrfFeatureOperator::length_resolved_forms(const Eigen::MatrixXd& v, const Eigen::MatrixXd& c) const {
   const std::int64_t b = c.cols();
-  const std::vector<double> table = with_remote_rows(rows_, c);
+  require_subset();
+  const Side& rows = subset_rows();
+  const std::vector<double> table = with_remote_rows(rows, c);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_local_, n_lengths_);
   for (std::int64_t i = 0; i < n_local_; ++i)
-    for (auto p = rows_.pair_ptr[static_cast<size_t>(i)]; p < rows_.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
-      const double* row = table.data() + rows_.pair_slot[static_cast<size_t>(p)] * b;
+    for (auto p = rows.pair_ptr[static_cast<size_t>(i)]; p < rows.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const double* row = table.data() + rows.pair_slot[static_cast<size_t>(p)] * b;
       double form = 0;  // v_i . C_q
       for (std::int64_t k = 0; k < b; ++k) form += v(i, k) * row[k];
-      for (auto e = rows_.entry_ptr[static_cast<size_t>(p)]; e < rows_.entry_ptr[static_cast<size_t>(p) + 1]; ++e)
-        out(i, rows_.entry_length[static_cast<size_t>(e)]) += rows_.entry_value[static_cast<size_t>(e)] * form;
+      for (auto e = rows.entry_ptr[static_cast<size_t>(p)]; e < rows.entry_ptr[static_cast<size_t>(p) + 1]; ++e)
+        out(i, rows.entry_length[static_cast<size_t>(e)]) += rows.entry_value[static_cast<size_t>(e)] * form;
     }
   return out;
 }
 
 Eigen::VectorXd GrfFeatureOperator::row_squared_norms() const {
+  weighted(rows_);
   Eigen::VectorXd out = Eigen::VectorXd::Zero(n_local_);
   for (std::int64_t i = 0; i < n_local_; ++i)
     for (auto p = rows_.pair_ptr[static_cast<size_t>(i)]; p < rows_.pair_ptr[static_cast<size_t>(i) + 1]; ++p)

@@ -24,19 +24,20 @@ Eigen::MatrixXd gp_probes(const DistributedGraph& g, const GpData& data, int pro
   return unit_vector_block(g, data.train);
 }
 
-LmlEstimate estimate_lml(const GrfFeatureOperator& phi, const RowBlockReducer& reducer, const GpData& data,
+LmlEstimate estimate_lml(const GrfFeatureOperator& phi, const GpData& data,
                          double sigma_n, const LmlOptions& options, std::uint64_t draw) {
-  const Eigen::MatrixXd z = gp_probes(phi.graph(), data, options.probes, options.seed, draw);
+  const auto space = training_space(phi.graph(), data);
+  const Eigen::MatrixXd z = space->compress(gp_probes(phi.graph(), data, options.probes, options.seed, draw));
   const Eigen::Index p = z.cols();
   // Hutchinson weight: the mean over Rademacher probes, the plain sum over unit vectors.
   const double weight = options.probes > 0 ? 1.0 / static_cast<double>(p) : 1.0;
   const double probe_norm2 = options.probes > 0 ? static_cast<double>(data.n_train) : 1.0;
 
-  Eigen::MatrixXd rhs(data.y.size(), p + 1);
-  rhs.col(0) = data.y;
+  Eigen::MatrixXd rhs(z.rows(), p + 1);
+  rhs.col(0) = space->compress(data.y);
   rhs.rightCols(p) = z;
-  const ColumnDots dots = reproducible_column_dots(reducer);
-  const CgResult cg = batched_conjugate_gradient(gp_system(phi, data, sigma_n), rhs, dots, options.cg);
+  const ColumnDots dots = reproducible_column_dots(space->reducer());
+  const CgResult cg = batched_conjugate_gradient(gp_system(phi, *space, sigma_n), rhs, dots, options.cg);
 
   LmlEstimate out;
   out.cg_iterations = cg.most_iterations();
@@ -57,8 +58,9 @@ LmlEstimate estimate_lml(const GrfFeatureOperator& phi, const RowBlockReducer& r
   Eigen::MatrixXd right(rhs.rows(), p + 1);
   right.col(0) = cg.x.col(0);
   right.rightCols(p) = z;
-  const Eigen::MatrixXd forms = phi.length_resolved_forms(left, phi.transpose_times(right));
-  out.grad_f = reducer.cross(Eigen::MatrixXd::Ones(forms.rows(), 1), forms).row(0).transpose();
+  const Eigen::MatrixXd forms =
+      space->compress(phi.length_resolved_forms(space->expand(left), phi.transpose_times(space->expand(right))));
+  out.grad_f = space->reducer().cross(Eigen::MatrixXd::Ones(forms.rows(), 1), forms).row(0).transpose();
   const double a_norm2 = dots(cg.x.leftCols(1), cg.x.leftCols(1))(0);
   out.grad_log_sigma_n = sigma_n * sigma_n * (a_norm2 - weight * trace_inverse);
   return out;

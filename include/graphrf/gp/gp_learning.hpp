@@ -43,7 +43,7 @@ struct LearningTrace {
 Eigen::VectorXd parameter_gradient(const GpParameters& parameters, const std::vector<double>& p, const LmlEstimate& e);
 
 // Collective. Leaves phi set to the returned parameters' f.
-std::vector<double> learn_gp(GrfFeatureOperator& phi, const RowBlockReducer& reducer, const GpData& data,
+std::vector<double> learn_gp(GrfFeatureOperator& phi, const GpData& data,
                              const GpParameters& parameters, const LmlOptions& options, const AdamSchedule& schedule,
                              const Log& log, LearningTrace& trace);
 

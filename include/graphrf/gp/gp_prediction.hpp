@@ -32,8 +32,10 @@ struct GpPrediction {
   bool converged = true;
 };
 
-// Collective. test marks this rank's test nodes (used by exact_variance).
-GpPrediction predict_gp(const GrfFeatureOperator& phi, const RowBlockReducer& reducer, const GpData& data, double sigma_n,
+// Collective. test marks this rank's test nodes (used by exact_variance). phi's subset S should be the training
+// nodes (GrfFeatureOperator::restrict_rows); exact_variance restricts it to the test nodes for one product and
+// then to data.train.
+GpPrediction predict_gp(GrfFeatureOperator& phi, const GpData& data, double sigma_n,
                         const Eigen::VectorXd& test, const GpPredictionOptions& options);
 
 // Test-set figures for the predictive distribution N(mean, latent variance + sigma_n^2).

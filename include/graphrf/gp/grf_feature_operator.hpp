@@ -12,6 +12,11 @@
 //    reduction of masked attention (partial sums sent to the column's owner), but with one term per nonzero
 //    summed in a fixed order instead of per-rank partial sums, whose grouping would depend on the partition.
 //  - An entry Phi[i, q] = sum_t f_t M_t[i, q] is summed in ascending t on both sides, so both agree bitwise.
+// GP regression only ever needs the transpose on the training rows x (Phi_x^T v with v zero elsewhere), and
+// products restricted to them (Phi_x C): restrict_rows(mask) builds those sides for the rows where mask != 0
+// only (a tenth of the rows when 10% of the nodes are observed), so a CG product touches the training rows'
+// nonzeros and fetches only the remote rows they need, instead of all of Phi's. Phi C over all rows (prior
+// samples, the posterior mean at every node) keeps the full row side.
 // Blocks are n_local x b (local row order, column-major); every member taking or returning one is collective.
 #include <Eigen/Dense>
 #include <cstdint>
@@ -25,8 +30,13 @@ namespace graphrf {
 
 class GrfFeatureOperator {
  public:
-  // Collective. `m` holds this rank's rows of the length-resolved walks (compute_grf's by_length).
+  // Collective. `m` holds this rank's rows of the length-resolved walks (compute_grf's by_length). Builds the
+  // row side only: times() works at once, the products with Phi_S and Phi_S^T after restrict_rows.
   GrfFeatureOperator(const DistributedGraph& g, const LengthResolvedGrf& m);
+
+  // Collective: S = this rank's rows where mask != 0 (n_local entries; all ones for the whole of Phi). Builds
+  // S's row and column sides from the row side, reweighted by the current f.
+  void restrict_rows(const Eigen::VectorXd& mask);
 
   const DistributedGraph& graph() const { return *graph_; }
   std::int64_t n_local() const { return n_local_; }
@@ -39,10 +49,14 @@ class GrfFeatureOperator {
 
   // Phi C: c holds the rows of this rank's nodes as columns of Phi.
   Eigen::MatrixXd times(const Eigen::MatrixXd& c) const;
-  // Phi^T V: v holds this rank's rows; the result holds this rank's nodes as columns.
+  // Phi_S C: rows outside S are zero.
+  Eigen::MatrixXd subset_times(const Eigen::MatrixXd& c) const;
+  // Phi_S^T V: v holds this rank's rows (rows outside S are ignored); the result holds this rank's nodes as
+  // columns.
   Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& v) const;
   // The length-resolved bilinear forms behind gradients with respect to f: out(i, t) =
-  // sum_k v(i, k) (M_t C)(i, k) for this rank's rows i (n_local x n_lengths). Sum over i gives v^T M_t c.
+  // sum_k v(i, k) (M_t C)(i, k) for this rank's rows i in S, zero elsewhere (n_local x n_lengths). Sum over i
+  // gives v_S^T M_t c.
   Eigen::MatrixXd length_resolved_forms(const Eigen::MatrixXd& v, const Eigen::MatrixXd& c) const;
   // ||Phi_i||^2 of this rank's rows (the diagonal of Phi Phi^T).
   Eigen::VectorXd row_squared_norms() const;
@@ -56,7 +70,10 @@ class GrfFeatureOperator {
     std::vector<std::int64_t> entry_ptr;   // pairs + 1
     std::vector<std::int32_t> entry_length;
     std::vector<double> entry_value;
-    std::vector<double> pair_phi;          // sum_t f_t M_t of each pair
+    // sum_t f_t M_t of each pair, computed when a product first needs it after set_f (learning reweights only
+    // the sides of S at each step, not the whole of Phi).
+    mutable std::vector<double> pair_phi;
+    mutable std::uint64_t weighted_generation = 0;
     std::vector<std::int64_t> remote;      // sorted global indices of the other nodes owned elsewhere
   };
   // A block with this rank's rows followed by the fetched rows of side.remote (row-major, b per row).
@@ -67,8 +84,21 @@ class GrfFeatureOperator {
   std::int64_t n_local_ = 0;
   int n_lengths_ = 0;
   std::vector<double> f_;
-  Side rows_;     // Phi by rows (this rank's start nodes)
-  Side columns_;  // Phi by columns (this rank's nodes as visited nodes)
+  std::uint64_t f_generation_ = 0;  // set_f calls so far (sides are weighted when their count lags)
+  // The rows of S as (node, other, canonical, length, value) entries, sides built from them.
+  void build_subset_sides(const Eigen::VectorXd& mask);
+  void require_subset() const;  // throws Error before restrict_rows
+  const Side& weighted(const Side& side) const;  // side with pair_phi for the current f
+  const Side& subset_rows() const {
+    require_subset();
+    return subset_is_all_ ? rows_ : subset_rows_;
+  }
+
+  Side rows_;         // Phi by rows (this rank's start nodes)
+  Side subset_rows_;  // Phi_S by rows (empty while S is every row: rows_ serves)
+  Side columns_;      // Phi_S by columns (this rank's nodes as visited nodes)
+  bool subset_built_ = false;
+  bool subset_is_all_ = false;
 };
 
 }  // namespace graphrf

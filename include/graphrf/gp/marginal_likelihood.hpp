@@ -33,9 +33,9 @@ struct LmlEstimate {
   bool converged = true;
 };
 
-// Collective. phi carries the current f; `draw` selects fresh probes (e.g. the learning iteration).
-// reducer must be keyed by the canonical node index.
-LmlEstimate estimate_lml(const GrfFeatureOperator& phi, const RowBlockReducer& reducer, const GpData& data,
+// Collective. phi carries the current f; `draw` selects fresh probes (e.g. the learning iteration). Every sum
+// is over the training nodes, in data.space (built for this call if none is attached).
+LmlEstimate estimate_lml(const GrfFeatureOperator& phi, const GpData& data,
                          double sigma_n, const LmlOptions& options, std::uint64_t draw);
 
 // Probe block (n_local x P) as estimate_lml draws it: Rademacher signs on the training nodes, or for probes = 0
