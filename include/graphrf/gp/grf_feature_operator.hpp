@@ -20,6 +20,7 @@
 // Blocks are n_local x b (local row order, column-major); every member taking or returning one is collective.
 #include <Eigen/Dense>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -77,7 +78,7 @@ class GrfFeatureOperator {
     std::vector<std::int64_t> remote;      // sorted global indices of the other nodes owned elsewhere
   };
   // A block with this rank's rows followed by the fetched rows of side.remote (row-major, b per row).
-  std::vector<double> with_remote_rows(const Side& side, const Eigen::MatrixXd& local) const;
+  std::unique_ptr<double[]> with_remote_rows(const Side& side, const Eigen::MatrixXd& local) const;
   Eigen::MatrixXd apply(const Side& side, const Eigen::MatrixXd& x) const;
 
   const DistributedGraph* graph_;
