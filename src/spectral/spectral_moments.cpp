@@ -15,9 +15,30 @@ std::vector<double> chebyshev_moments(const DistributedOperator& op, const RowBl
   std::vector<double> mu(2 * static_cast<size_t>(degree) + 1);
   ChebyshevRecurrence rec(op, lambda_max, probes_local);
   // Per-row contributions <row of Tb_m R, row of Tb_m R> and <row of Tb_m R, row of Tb_{m-1} R>, each a sum in
-  // column order, then reduced over rows in RowBlockReducer's fixed order.
-  Eigen::MatrixXd per_row(n, 2);
-  auto reduce_step = [&] {
+  // column order, then reduced over rows in RowBlockReducer's fixed order. The reduction runs once per
+  // kStepsPerReduction steps on all their columns at once (each column is summed on its own, so the bits are
+  // those of one reduction per step): a reduction ships rows to their block's home and walks a tree of
+  // messages, which cost as much as the steps themselves when done at every one of them on a partitioned graph.
+  constexpr int kStepsPerReduction = 10;
+  Eigen::MatrixXd per_row(n, 2 * kStepsPerReduction);
+  int first_pending = 0, pending = 0;  // steps first_pending .. first_pending + pending - 1 await reduction
+  const auto flush = [&] {
+    const auto s = sums.column_sums(per_row.leftCols(2 * pending));
+    for (int j = 0; j < pending; ++j) {
+      const int m = first_pending + j;
+      const double same = s[static_cast<size_t>(2 * j)], cross = s[static_cast<size_t>(2 * j + 1)];
+      if (m == 0) {
+        mu[0] = same;
+        continue;
+      }
+      if (m == 1) mu[1] = cross;  // Tb_1 Tb_0 = Tb_1
+      else mu[2 * m - 1] = 2.0 * cross - mu[1];
+      mu[2 * m] = 2.0 * same - mu[0];
+    }
+    first_pending += pending;
+    pending = 0;
+  };
+  const auto record_step = [&] {
     const RowPanel& cur = rec.current();
     for (Eigen::Index i = 0; i < n; ++i) {
       double same = 0.0, cross = 0.0;
@@ -25,19 +46,17 @@ std::vector<double> chebyshev_moments(const DistributedOperator& op, const RowBl
         same += cur(i, c) * cur(i, c);
         if (rec.degree() > 0) cross += cur(i, c) * rec.previous()(i, c);
       }
-      per_row(i, 0) = same;
-      per_row(i, 1) = cross;
+      per_row(i, 2 * pending) = same;
+      per_row(i, 2 * pending + 1) = cross;
     }
-    return sums.column_sums(per_row);
+    if (++pending == kStepsPerReduction) flush();
   };
-  mu[0] = reduce_step()[0];
+  record_step();
   for (int m = 1; m <= degree; ++m) {
     rec.advance();
-    const auto s = reduce_step();
-    if (m == 1) mu[1] = s[1];  // Tb_1 Tb_0 = Tb_1
-    else mu[2 * m - 1] = 2.0 * s[1] - mu[1];
-    mu[2 * m] = 2.0 * s[0] - mu[0];
+    record_step();
   }
+  if (pending > 0) flush();
   return mu;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,20 @@ using namespace graphrf::testing;
 namespace {
 double spectral_norm(const Eigen::MatrixXd& symmetric) {
   return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff();
+}
+
+// A small operator with its exact spectrum and exact h(L), for errors against the dense kernel.
+struct DenseCase {
+  Eigen::MatrixXd l;
+  Eigen::VectorXd ev;     // ascending
+  Eigen::MatrixXd exact;  // h(L)
+};
+DenseCase dense_case(const Eigen::MatrixXd& laplacian, const std::function<double(double)>& h) {
+  return {laplacian, Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(laplacian).eigenvalues(), spectral_function(laplacian, h)};
+}
+// ||h(L) - Phi Phi^T||_2 for an embedding (rows: nodes).
+double kernel_error(const DenseCase& c, const Eigen::MatrixXd& embedding) {
+  return spectral_norm(c.exact - embedding * embedding.transpose());
 }
 
 std::string message_of(const std::function<void()>& fn) {
@@ -39,9 +54,9 @@ TEST(RandomWaveletFeatures, KernelErrorCloseToBestRankKOnAWellSeparatedSpectrum)
     int cliques, size;
   };
   for (auto [cliques, size] : {Case{10, 20}, Case{30, 10}}) {
-    const Eigen::MatrixXd l = normalised_laplacian(ring_of_cliques(cliques, size));
-    const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(l).eigenvalues();
-    const Eigen::MatrixXd exact = spectral_function(l, h);
+    const DenseCase c = dense_case(normalised_laplacian(ring_of_cliques(cliques, size)), h);
+    const Eigen::MatrixXd& l = c.l;
+    const Eigen::VectorXd& ev = c.ev;
     const auto op = serial_operator(self, l);
     const int k = cliques;
     const double best = h(ev(k));
@@ -54,7 +69,7 @@ TEST(RandomWaveletFeatures, KernelErrorCloseToBestRankKOnAWellSeparatedSpectrum)
       ASSERT_EQ(res.embedding_local.cols(), k + 15);  // r = max(K/10, 15)
       EXPECT_EQ(res.coeff_chi.size(), 61u);
       EXPECT_EQ(res.coeff_h.size(), 31u);
-      const double err = spectral_norm(exact - res.embedding_local * res.embedding_local.transpose());
+      const double err = kernel_error(c, res.embedding_local);
       EXPECT_LE(err, 1.5 * best) << cliques << " " << seed << " lambda_K " << res.lambda_k;
       // de Bassompierre et al. 2026, Prop. 1: E <= E_R^2 + E_P, for the range finder on p(L) G. With q passes
       // Q spans p_chi(L)^q G (the QR between passes does not change the span), so p = p_chi^q.
@@ -97,23 +112,21 @@ TEST(RandomWaveletFeatures, SecondLowPassPassCapturesTheBottomOfAGaplessSpectrum
   // seeded, so the outcome is fixed; the one-pass check shows what the second pass is for.
   Communicator self(MPI_COMM_SELF);
   auto h = [](double x) { return std::exp(-5.0 * x); };
-  const Eigen::MatrixXd l = normalised_laplacian(ring_with_chords(1200, 10.0, 1));
-  const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(l).eigenvalues();
-  const Eigen::MatrixXd exact = spectral_function(l, h);
-  const auto op = serial_operator(self, l);
+  const DenseCase c = dense_case(normalised_laplacian(ring_with_chords(1200, 10.0, 1)), h);
+  const auto op = serial_operator(self, c.l);
   const int k = 32;
-  const double best = h(ev(k));
+  const double best = h(c.ev(k));
   for (std::uint64_t seed = 0; seed < 3; ++seed) {
     WaveletOptions o;
     o.rank = k;
     o.seed = seed;
     const auto automatic = random_wavelet_features(op, h, o);
     EXPECT_EQ(automatic.subspace_iterations, 2);
-    EXPECT_LE(spectral_norm(exact - automatic.embedding_local * automatic.embedding_local.transpose()), 1.5 * best)
+    EXPECT_LE(kernel_error(c, automatic.embedding_local), 1.5 * best)
         << "seed " << seed;
     o.subspace_iterations = 1;
     const auto one_pass = random_wavelet_features(op, h, o);
-    EXPECT_GT(spectral_norm(exact - one_pass.embedding_local * one_pass.embedding_local.transpose()), 1.5 * best)
+    EXPECT_GT(kernel_error(c, one_pass.embedding_local), 1.5 * best)
         << "seed " << seed;
   }
 }
