@@ -73,11 +73,6 @@ GrfFeatureOperator::GrfFeatureOperator(const DistributedGraph& g, const LengthRe
 }
 
 void GrfFeatureOperator::restrict_rows(const Eigen::VectorXd& mask) {
-  build_subset_sides(mask);
-
-}
-
-void GrfFeatureOperator::build_subset_sides(const Eigen::VectorXd& mask) {
   const DistributedGraph& g = *graph_;
   const Communicator& comm = *g.comm;
   // The entries of S's rows, read back from rows_ (already in canonical order of their columns).

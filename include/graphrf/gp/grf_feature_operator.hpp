@@ -86,8 +86,6 @@ class GrfFeatureOperator {
   int n_lengths_ = 0;
   std::vector<double> f_;
   std::uint64_t f_generation_ = 0;  // set_f calls so far (sides are weighted when their count lags)
-  // The rows of S as (node, other, canonical, length, value) entries, sides built from them.
-  void build_subset_sides(const Eigen::VectorXd& mask);
   void require_subset() const;  // throws Error before restrict_rows
   const Side& weighted(const Side& side) const;  // side with pair_phi for the current f
   const Side& subset_rows() const {
