@@ -161,7 +161,11 @@ std::string crossover(const std::map<std::int64_t, std::pair<double, double>>& t
   const auto [x1, y1] = pts[i + 1];
   if (y1 == y0) return "crossover_nodes=unknown(flat)";
   const double x = x0 - y0 * (x1 - x0) / (y1 - y0);
-  return "crossover_nodes=" + fmt(std::exp(x), 0) + " crossover=" + how;
+  std::string text = "crossover_nodes=" + fmt(std::exp(x), 0) + " crossover=" + how;
+  // An extrapolation far below the sizes measured says little; say plainly where graphrf was measured faster.
+  if (std::all_of(pts.begin(), pts.end(), [](const auto& p) { return p.second > 0; }))
+    text += " graphrf_faster_at_every_size_from=" + std::to_string(times.begin()->first);
+  return text;
 }
 }  // namespace
 
