@@ -4,44 +4,45 @@
 
 namespace graphrf {
 
-Eigen::MatrixXd unit_vector_block(const DistributedGraph& g, const Eigen::VectorXd& mask) {
+namespace {
+// Canonical indices of the nodes where mask != 0 on every rank, sorted (each rank learns all of them: 8 bytes
+// per masked node). A node's position in this list is its key among the masked nodes.
+std::vector<std::int64_t> all_masked_canonical(const DistributedGraph& g, const Eigen::VectorXd& mask) {
   const Communicator& comm = *g.comm;
-  const std::int64_t n_local = g.n_local();
-  // Every rank learns the canonical indices of all masked nodes.
   std::vector<std::int64_t> mine;
-  for (std::int64_t i = 0; i < n_local; ++i)
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
     if (mask(i) != 0) mine.push_back(g.canonical_index[static_cast<size_t>(i)]);
   std::vector<std::int64_t> send;
   for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), mine.begin(), mine.end());
   std::vector<std::int64_t> all =
       comm.alltoallv(send, Counts(static_cast<size_t>(comm.size()), static_cast<std::int64_t>(mine.size())));
   std::sort(all.begin(), all.end());
-  Eigen::MatrixXd z = Eigen::MatrixXd::Zero(n_local, static_cast<Eigen::Index>(all.size()));
-  for (std::int64_t i = 0; i < n_local; ++i)
-    if (mask(i) != 0)
-      z(i, std::lower_bound(all.begin(), all.end(), g.canonical_index[static_cast<size_t>(i)]) - all.begin()) = 1.0;
+  return all;
+}
+
+std::int64_t position(const std::vector<std::int64_t>& sorted, std::int64_t value) {
+  return std::lower_bound(sorted.begin(), sorted.end(), value) - sorted.begin();
+}
+}  // namespace
+
+Eigen::MatrixXd unit_vector_block(const DistributedGraph& g, const Eigen::VectorXd& mask) {
+  const std::vector<std::int64_t> all = all_masked_canonical(g, mask);
+  Eigen::MatrixXd z = Eigen::MatrixXd::Zero(g.n_local(), static_cast<Eigen::Index>(all.size()));
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    if (mask(i) != 0) z(i, position(all, g.canonical_index[static_cast<size_t>(i)])) = 1.0;
   return z;
 }
 
 TrainingSpace::TrainingSpace(const DistributedGraph& g, const Eigen::VectorXd& train) : n_local_nodes_(g.n_local()) {
-  const Communicator& comm = *g.comm;
-  std::vector<std::int64_t> mine;  // canonical indices of this rank's training nodes
+  // Key of a training node: its position among all training nodes in canonical order.
+  const std::vector<std::int64_t> all = all_masked_canonical(g, train);
+  std::vector<std::int64_t> keys;
   for (std::int64_t i = 0; i < n_local_nodes_; ++i)
     if (train(i) != 0) {
       rows_.push_back(i);
-      mine.push_back(g.canonical_index[static_cast<size_t>(i)]);
+      keys.push_back(position(all, g.canonical_index[static_cast<size_t>(i)]));
     }
-  // Key of a training node: its position among all training nodes in canonical order (every rank learns the
-  // canonical indices of all of them: 8 bytes per training node).
-  std::vector<std::int64_t> send;
-  for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), mine.begin(), mine.end());
-  std::vector<std::int64_t> all =
-      comm.alltoallv(send, Counts(static_cast<size_t>(comm.size()), static_cast<std::int64_t>(mine.size())));
-  send = {};
-  std::sort(all.begin(), all.end());
-  std::vector<std::int64_t> keys(mine.size());
-  for (size_t k = 0; k < mine.size(); ++k) keys[k] = std::lower_bound(all.begin(), all.end(), mine[k]) - all.begin();
-  reducer_ = std::make_unique<RowBlockReducer>(comm, static_cast<std::int64_t>(all.size()), keys);
+  reducer_ = std::make_unique<RowBlockReducer>(*g.comm, static_cast<std::int64_t>(all.size()), keys);
 }
 
 Eigen::MatrixXd TrainingSpace::compress(const Eigen::MatrixXd& full) const {

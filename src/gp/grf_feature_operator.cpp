@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/prefetch.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 
@@ -162,11 +163,8 @@ Eigen::MatrixXd GrfFeatureOperator::apply(const Side& unweighted, const Eigen::M
   for (std::int64_t i = 0; i < n_local_; ++i) {
     std::fill(sum.begin(), sum.end(), 0.0);
     for (auto p = side.pair_ptr[static_cast<size_t>(i)]; p < side.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
-      if (p + kPrefetchPairs < pairs) {
-        const char* ahead = reinterpret_cast<const char*>(table.get() + side.pair_slot[static_cast<size_t>(p + kPrefetchPairs)] * b);
-        for (std::int64_t byte = 0; byte < row_bytes; byte += 64) __builtin_prefetch(ahead + byte);
-        __builtin_prefetch(ahead + row_bytes - 1);
-      }
+      if (p + kPrefetchPairs < pairs)
+        prefetch_row(table.get() + side.pair_slot[static_cast<size_t>(p + kPrefetchPairs)] * b, row_bytes);
       const double phi = side.pair_phi[static_cast<size_t>(p)];
       const double* row = table.get() + side.pair_slot[static_cast<size_t>(p)] * b;
       for (std::int64_t k = 0; k < b; ++k) sum[static_cast<size_t>(k)] += phi * row[k];
@@ -191,7 +189,6 @@ void GrfFeatureOperator::require_subset() const {
 
 Eigen::MatrixXd GrfFeatureOperator::length_resolved_forms(const Eigen::MatrixXd& v, const Eigen::MatrixXd& c) const {
   const std::int64_t b = c.cols();
-  require_subset();
   const Side& rows = subset_rows();
   const auto table = with_remote_rows(rows, c);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_local_, n_lengths_);

@@ -3,6 +3,8 @@
 #include <memory>
 #include <span>
 
+#include "graphrf/core/prefetch.hpp"
+
 namespace graphrf {
 
 namespace {
@@ -31,9 +33,7 @@ void for_each_neighbour_sum(const DistributedGraph& g, const std::vector<double>
     for (Eigen::Index c = 0; c < b; ++c) acc[c] = 0.0;
     for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       if (k + kPrefetchArcs < arcs) {
-        const char* ahead = reinterpret_cast<const char*>(row_of(k + kPrefetchArcs));
-        for (std::int64_t byte = 0; byte < row_bytes; byte += 64) __builtin_prefetch(ahead + byte);
-        __builtin_prefetch(ahead + row_bytes - 1);  // the last line of a row that straddles one more
+        prefetch_row(row_of(k + kPrefetchArcs), row_bytes);
       }
       const double w = weight[static_cast<size_t>(k)];
       const double* __restrict xr = row_of(k);

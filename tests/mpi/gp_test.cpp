@@ -24,7 +24,6 @@ struct Setup {
   DistributedGraph g;
   GrfRun run;
   std::unique_ptr<GrfFeatureOperator> phi;
-  std::unique_ptr<RowBlockReducer> reducer;
   GpData data;
   Eigen::VectorXd test;
   std::vector<std::int64_t> canonical_of_column;  // canonical index of each entry of run.by_length[0]
@@ -55,7 +54,6 @@ std::unique_ptr<Setup> make_setup(const Communicator& comm, const std::string& g
   w.seed = 11;
   s->run = compute_grf(s->g, diffusion(1.0), w, GrfEstimator::symmetric, quiet_log());
   s->phi = std::make_unique<GrfFeatureOperator>(s->g, s->run.by_length[0]);
-  s->reducer = std::make_unique<RowBlockReducer>(comm, s->g.n_global(), s->g.canonical_index);
   const std::int64_t n = s->g.n_local();
   s->data.y = Eigen::VectorXd::Zero(n);
   s->data.train = Eigen::VectorXd::Zero(n);

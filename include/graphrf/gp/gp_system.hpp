@@ -28,7 +28,6 @@ class TrainingSpace {
   Eigen::MatrixXd compress(const Eigen::MatrixXd& full) const;
   Eigen::MatrixXd expand(const Eigen::MatrixXd& compact) const;
   const RowBlockReducer& reducer() const { return *reducer_; }
-  std::int64_t n_local_nodes() const { return n_local_nodes_; }
 
  private:
   std::int64_t n_local_nodes_ = 0;
