@@ -81,24 +81,34 @@ LocalGraph build_local_point_graph(const PointCloud& input, const PointGraphOpti
   for (std::int64_t i = 0; i < n; ++i)
     lists[static_cast<size_t>(i)] = options.knn > 0 ? index.nearest(i, options.knn) : index.within(i, options.radius);
 
-  // Both directions of every accepted pair; a pair found from both ends appears twice and is merged below.
-  std::vector<PointArc> arcs;
-  arcs.reserve(static_cast<size_t>(n) * lists.front().size() * 2);
+  // Both directions of every accepted pair, bucketed by source node (a counting sort: rows come out in node
+  // order without sorting all arcs); a pair found from both ends appears twice and is merged below.
+  auto accepted = [&](std::int64_t i, const Neighbour& nb) {
+    if (options.knn == 0 || options.mode != KnnMode::mutual) return true;
+    const auto& back = lists[static_cast<size_t>(nb.index)];
+    return std::any_of(back.begin(), back.end(), [&](const Neighbour& b) { return b.index == i; });
+  };
+  std::vector<std::int64_t> start(static_cast<size_t>(n) + 1, 0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (const Neighbour& nb : lists[static_cast<size_t>(i)])
+      if (accepted(i, nb)) ++start[static_cast<size_t>(i) + 1], ++start[static_cast<size_t>(nb.index) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  std::vector<PointArc> arcs(static_cast<size_t>(start.back()));
+  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
   for (std::int64_t i = 0; i < n; ++i)
     for (const Neighbour& nb : lists[static_cast<size_t>(i)]) {
-      if (options.knn > 0 && options.mode == KnnMode::mutual) {
-        const auto& back = lists[static_cast<size_t>(nb.index)];
-        if (std::none_of(back.begin(), back.end(), [&](const Neighbour& b) { return b.index == i; })) continue;
-      }
+      if (!accepted(i, nb)) continue;
       const double w = edge_weight(options, nb.distance_sq, cloud.id[size_t(i)], cloud.id[size_t(nb.index)]);
-      arcs.push_back({i, nb.index, g.canonical[size_t(nb.index)], w});
-      arcs.push_back({nb.index, i, g.canonical[size_t(i)], w});
+      arcs[static_cast<size_t>(fill[static_cast<size_t>(i)]++)] = {i, nb.index, g.canonical[size_t(nb.index)], w};
+      arcs[static_cast<size_t>(fill[static_cast<size_t>(nb.index)]++)] = {nb.index, i, g.canonical[size_t(i)], w};
     }
-  // Rows in node order, neighbours in ascending canonical index (the distributed engine's row order).
-  std::sort(arcs.begin(), arcs.end(), [](const PointArc& x, const PointArc& y) {
-    return x.from != y.from ? x.from < y.from : x.to_canonical < y.to_canonical;
-  });
+  // Neighbours in ascending canonical index (the distributed engine's row order); rows are short.
+  for (std::int64_t i = 0; i < n; ++i)
+    std::sort(arcs.begin() + start[static_cast<size_t>(i)], arcs.begin() + start[static_cast<size_t>(i) + 1],
+              [](const PointArc& x, const PointArc& y) { return x.to_canonical < y.to_canonical; });
   g.row_ptr.assign(static_cast<size_t>(n) + 1, 0);
+  g.col.reserve(arcs.size());
+  g.weight.reserve(arcs.size());
   for (size_t k = 0; k < arcs.size(); ++k) {
     if (k > 0 && arcs[k].from == arcs[k - 1].from && arcs[k].to == arcs[k - 1].to) {
       g.weight.back() = std::max(g.weight.back(), arcs[k].weight);  // the distributed loader's merge rule

@@ -1,5 +1,5 @@
 // The frames path against the single-graph path: GRF rows built by one process over a whole frame equal the
-// distributed engine's rows (iid halting walks and fixed-length repelling packs, block and METIS partitions),
+// distributed engine's rows (iid halting walks, fixed-length and halting repelling packs, block and METIS partitions),
 // masked attention per frame equals run_attention's rows, and a stack processed by run_frames gives each
 // frame's rows whatever the rank count and batch size.
 #include <gtest/gtest.h>
@@ -62,6 +62,16 @@ WalkOptions repelling_packs() {
   return w;
 }
 
+WalkOptions halting_repelling() {  // packs whose walkers halt one by one, so packs thin out as they split
+  WalkOptions w;
+  w.walkers = 8;
+  w.p_halt = 0.25;
+  w.max_length = 5;
+  w.coupling = Coupling::repelling;
+  w.seed = 29;
+  return w;
+}
+
 WalkOptions halting_iid() {
   WalkOptions w;
   w.walkers = 5;
@@ -78,7 +88,7 @@ TEST(Frames, LocalGrfEqualsTheDistributedEngine) {
   const LocalGraph local = build_local_point_graph(cloud, o);
   KernelSpec kernel;
   kernel.beta = 0.8;
-  for (const WalkOptions& walk : {repelling_packs(), halting_iid()})
+  for (const WalkOptions& walk : {repelling_packs(), halting_repelling(), halting_iid()})
     for (const char* partition : {"block", "metis"}) {
       const DistributedGraph g = build_point_graph(world(), cloud, o, partition, "cloud");
       const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::asymmetric, quiet_log());

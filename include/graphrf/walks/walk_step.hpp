@@ -163,9 +163,11 @@ inline void repelling_offsets(const WalkOptions& o, std::int64_t start_id, std::
   }
   const std::int64_t blocks = (c + degree - 1) / degree;  // the last one may be partial (the remainder)
   for (std::int64_t b = 0; b < blocks; ++b) {
-    const auto shift = uniform_below(word(b), d);
-    for (std::int64_t j = 0; j < degree && b * degree + j < c; ++j)
-      offsets[b * degree + j] = static_cast<std::int64_t>((static_cast<std::uint64_t>(j) + shift) % d);
+    const auto shift = static_cast<std::int64_t>(uniform_below(word(b), d));
+    for (std::int64_t j = 0; j < degree && b * degree + j < c; ++j) {
+      const std::int64_t shifted = j + shift;  // (j + shift) mod degree, both below degree
+      offsets[b * degree + j] = shifted < degree ? shifted : shifted - degree;
+    }
   }
 }
 
