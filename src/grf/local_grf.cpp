@@ -10,63 +10,41 @@ namespace graphrf {
 
 namespace {
 
-// Arrivals of a pack: `count` walkers at one column after `step` hops, each with `load`.
-struct Visit {
-  std::int32_t step;
-  std::int32_t count;
-  double load;
-};
-
-// One row's visits, bucketed by column: each visit is linked into its column's list as it arrives, so the row
-// is summed without sorting the visits, only the (fewer) distinct columns. Scratch arrays span the graph's
-// nodes and are cleared column by column after each row.
+// One row being summed: a dense accumulator over the graph's nodes, plus the columns touched so far in the
+// order the walks first reached them (the attention pass does not need them sorted). A visit adds
+// f_t * count * load; the row is scaled by 1/n when it is appended. The visits enter in walk order, which
+// depends only on the graph and the seed, so a row is the same on every run; it may differ from the
+// distributed engine's in the last bits (that engine sums each entry's visits in (step, load) order, which
+// costs a sort per row and was half of a frame's walk time).
 class RowAccumulator {
  public:
-  explicit RowAccumulator(std::int64_t n) : head_(static_cast<size_t>(n), -1) {}
+  explicit RowAccumulator(std::int64_t n) : value_(static_cast<size_t>(n), 0.0), touched_(static_cast<size_t>(n), 0) {}
 
-  void add(std::int64_t col, std::int64_t step, double load, std::int64_t count) {
-    auto& head = head_[static_cast<size_t>(col)];
-    if (head < 0) columns_.push_back(col);
-    visits_.push_back({static_cast<std::int32_t>(step), static_cast<std::int32_t>(count), load});
-    next_.push_back(head);
-    head = static_cast<std::int32_t>(visits_.size() - 1);
+  void add(std::int64_t col, double weighted_load) {
+    const auto c = static_cast<size_t>(col);
+    if (!touched_[c]) {
+      touched_[c] = 1;
+      columns_.push_back(col);
+    }
+    value_[c] += weighted_load;
   }
 
-  // The engine's row: per column (ascending), per step (ascending) the sum of the loads in ascending order
-  // (a pack of c walkers counts c times), times 1/n, then f_t-weighted over lengths. Clears the row.
-  void append_to(SparseRows& phi, std::span<const double> f, std::int64_t walkers) {
-    std::sort(columns_.begin(), columns_.end());
-    const double inv_n = 1.0 / static_cast<double>(walkers);
+  void append_to(SparseRows& phi, double scale) {
     for (const std::int64_t col : columns_) {
-      auto& head = head_[static_cast<size_t>(col)];
-      same_column_.clear();
-      for (std::int32_t k = head; k >= 0; k = next_[static_cast<size_t>(k)]) same_column_.push_back(visits_[static_cast<size_t>(k)]);
-      head = -1;
-      if (same_column_.size() > 1)
-        std::sort(same_column_.begin(), same_column_.end(), [](const Visit& a, const Visit& b) {
-          return a.step != b.step ? a.step < b.step : a.load < b.load;
-        });
-      double row_value = 0;
-      for (size_t k = 0; k < same_column_.size();) {
-        const std::int32_t step = same_column_[k].step;
-        double sum = 0;
-        for (; k < same_column_.size() && same_column_[k].step == step; ++k)
-          for (std::int32_t r = 0; r < same_column_[k].count; ++r) sum += same_column_[k].load;
-        if (static_cast<size_t>(step) < f.size()) row_value += f[static_cast<size_t>(step)] * (sum * inv_n);
-      }
+      const auto c = static_cast<size_t>(col);
       phi.col.push_back(col);
-      phi.value.push_back(row_value);
+      phi.value.push_back(value_[c] * scale);
+      value_[c] = 0.0;
+      touched_[c] = 0;
     }
     phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
     columns_.clear();
-    visits_.clear();
-    next_.clear();
   }
 
  private:
-  std::vector<std::int32_t> head_, next_;
+  std::vector<double> value_;
+  std::vector<std::uint8_t> touched_;
   std::vector<std::int64_t> columns_;
-  std::vector<Visit> visits_, same_column_;
 };
 
 struct Pack {
@@ -98,8 +76,8 @@ class LocalWalker {
       if (is_repelling(o_.coupling)) walk_packs(s);
       else walk_independently(s);
       stats_.walkers += o_.walkers;
-      row_.add(s, 0, static_cast<double>(o_.walkers), 1);  // M_0 = I: the n unit loads, summed exactly
-      row_.append_to(phi, f_, o_.walkers);
+      deposit(s, 0, static_cast<double>(o_.walkers), 1);  // M_0 = I: the n unit loads
+      row_.append_to(phi, 1.0 / static_cast<double>(o_.walkers));
       if (s == 0) reserve_like_first_row(phi);
     }
     return phi;
@@ -120,7 +98,7 @@ class LocalWalker {
       std::int64_t at = s, step = 0;
       double load = 1.0;
       for (;;) {
-        if (step > 0) row_.add(at, step, load, 1);
+        if (step > 0) deposit(at, step, load, 1);
         if (step == o_.max_length) {
           ++stats_.truncated;
           break;
@@ -141,10 +119,16 @@ class LocalWalker {
     }
   }
 
+  // Visits of `count` walkers with `load` at `col` after `step` hops (f_t = 0 beyond f's length).
+  void deposit(std::int64_t col, std::int64_t step, double load, std::int64_t count) {
+    const double f = static_cast<size_t>(step) < f_.size() ? f_[static_cast<size_t>(step)] : 0.0;
+    row_.add(col, f * (static_cast<double>(count) * load));
+  }
+
   // A pack arriving at `at` after `step` hops: its visit is deposited now; it is kept for walking unless it
   // has made its last hop.
   void arrive(std::int64_t at, double load, std::int64_t step, size_t first, size_t count) {
-    row_.add(at, step, load, static_cast<std::int64_t>(count));
+    deposit(at, step, load, static_cast<std::int64_t>(count));
     if (step == o_.max_length) stats_.truncated += static_cast<std::int64_t>(count);
     else stack_.push_back({at, load, step, first, count});
   }
@@ -187,29 +171,36 @@ class LocalWalker {
         stats_.dead_ends += static_cast<std::int64_t>(c);
         continue;
       }
-      offsets_.resize(c);
-      repelling_offsets(o_, id, pool_[p.first], p.step, static_cast<std::int64_t>(c), deg, offsets_.data());
+      RepellingWords word(o_, id, pool_[p.first], p.step);
       stats_.hops += static_cast<std::int64_t>(c);
       // Child packs: walkers with the same offset (hence the same destination), in ascending walker order.
       if (static_cast<std::int64_t>(c) <= deg) {  // stratified offsets are all distinct: every walker leads a pack of its own
-        for (size_t k = 0; k < c; ++k) {
-          const auto arc = static_cast<size_t>(begin + offsets_[k]);
-          arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, movers + k, 1);
+        const double u = unit_uniform(word(0));
+        for (size_t r = 0; r < c; ++r) {
+          const auto arc = static_cast<size_t>(begin + stratified_offset(u, static_cast<std::int64_t>(r), static_cast<std::int64_t>(c), deg));
+          arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, movers + r, 1);
         }
         continue;
       }
-      counts_.assign(static_cast<size_t>(deg) + 1, 0);  // a stable counting sort by offset
-      for (size_t k = 0; k < c; ++k) ++counts_[static_cast<size_t>(offsets_[k]) + 1];
-      for (size_t o = 1; o < counts_.size(); ++o) counts_[o] += counts_[o - 1];
-      const size_t first = pool_.size();
-      pool_.resize(first + c);
-      for (size_t k = 0; k < c; ++k) pool_[first + counts_[static_cast<size_t>(offsets_[k])]++] = pool_[movers + k];
-      // counts_[o] is now the end of offset o's walkers, and counts_[o - 1] (0 for o = 0) their start.
+      // Block b's walker b * deg + j takes offset (j + s_b) mod deg, so offset o's walkers are, block by block,
+      // those with j = (o - s_b) mod deg (the last block may be partial).
+      const std::int64_t blocks = (static_cast<std::int64_t>(c) + deg - 1) / deg;
+      shifts_.resize(static_cast<size_t>(blocks));
+      for (std::int64_t b = 0; b < blocks; ++b) shifts_[static_cast<size_t>(b)] = block_shift(word, b, deg);
       for (std::int64_t o = 0; o < deg; ++o) {
-        const size_t start = o == 0 ? 0 : counts_[static_cast<size_t>(o) - 1], end = counts_[static_cast<size_t>(o)];
-        if (end == start) continue;
+        const size_t first = pool_.size();
+        for (std::int64_t b = 0; b < blocks; ++b) {
+          std::int64_t j = o - shifts_[static_cast<size_t>(b)];
+          if (j < 0) j += deg;
+          const auto r = static_cast<size_t>(b * deg + j);
+          if (r < c) {
+            const std::int64_t w = pool_[movers + r];
+            pool_.push_back(w);
+          }
+        }
+        if (pool_.size() == first) continue;
         const auto arc = static_cast<size_t>(begin + o);
-        arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, first + start, end - start);
+        arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, first, pool_.size() - first);
       }
     }
   }
@@ -220,8 +211,7 @@ class LocalWalker {
   LocalWalkStats& stats_;
   std::vector<double> factor_;
   RowAccumulator row_;
-  std::vector<std::int64_t> pool_, offsets_;
-  std::vector<size_t> counts_;
+  std::vector<std::int64_t> pool_, shifts_;
   std::vector<Pack> stack_;
 };
 

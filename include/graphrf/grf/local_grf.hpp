@@ -4,8 +4,9 @@
 // draws keyed by (seed, start id, walker, step, ensemble) (draw_hop), repelling packs by (start id, the
 // pack's lowest walker id, step) (repelling_offsets), a pack splitting by destination and never merging, a
 // pack of one walker stepping like an i.i.d. walker (its own choice word, as the engine's lanes), loads
-// multiplied by W_vu / (P(step v->u) (1 - p)). Rows are summed in the engine's order (equal (column,
-// step) visits in ascending load, then lengths in ascending order), so a row equals the distributed one.
+// multiplied by W_vu / (P(step v->u) (1 - p)). Each row is summed in walk order into a dense accumulator,
+// so it equals the distributed engine's row up to rounding in the last bits (that engine sorts each row's
+// visits to sum them in an order independent of message arrival; one process needs no such sort).
 //
 // A pack of c walkers that followed the same path carries one load: it is walked once and deposited as c
 // visits, which is what makes repelling walks cheap here (a 27-walker pack on a 3-NN graph makes about 31
@@ -27,7 +28,8 @@ struct LocalWalkStats {
 // iid and repelling, --step weighted, teleports, --start-every.
 void check_local_walk_options(const WalkOptions& walk);
 
-// Phi rows (row i = node i of g, columns node indices of g, ascending): phi_i = (1/n) sum over
+// Phi rows (row i = node i of g, columns node indices of g in the order its walks first reached them, not
+// sorted): phi_i = (1/n) sum over
 // the walks from i of f_t * load at each visit, t = 0 included. `f` has max_length + 1 entries or fewer.
 SparseRows local_grf(const LocalGraph& g, const WalkOptions& walk, std::span<const double> f, LocalWalkStats& stats);
 

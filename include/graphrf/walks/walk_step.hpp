@@ -141,29 +141,50 @@ inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64
 //   c >  degree: floor(c/degree) full blocks, each a cyclic shift (j + s_b) mod degree with its own uniform
 //                s_b, so every neighbour is used once per block; the c mod degree others take (j + s) mod degree.
 // Draws are keyed by (seed, start id, the group's lowest walker id, step, ensemble): the same on every rank.
+// RepellingWords, stratified_offset and block_shift are its pieces, for callers that build packs directly.
+//
+// The k-th random word of a repelling group's draw at one step (four per Philox block).
+class RepellingWords {
+ public:
+  RepellingWords(const WalkOptions& o, std::int64_t start_id, std::int64_t leader, std::int64_t step)
+      : o_(o), start_id_(start_id), leader_(leader), step_(step) {}
+  std::uint64_t operator()(std::int64_t k) {  // k = 0, 1, 2, ... in order
+    if ((k & 3) == 0)
+      words_ = philox_block(o_.seed, RngDomain::walk_repel, static_cast<std::uint64_t>(start_id_),
+                            static_cast<std::uint64_t>(leader_), static_cast<std::uint64_t>(step_),
+                            (o_.ensemble << 40) | static_cast<std::uint64_t>(k >> 2));
+    return words_[static_cast<size_t>(k & 3)];
+  }
+
+ private:
+  const WalkOptions& o_;
+  std::int64_t start_id_, leader_, step_;
+  std::array<std::uint64_t, 4> words_{};
+};
+
+// c <= degree: walker r's offset, floor(degree * ((r/c + u) mod 1)) with u = unit_uniform(word 0).
+inline std::int64_t stratified_offset(double u, std::int64_t r, std::int64_t c, std::int64_t degree) {
+  double x = static_cast<double>(r) / static_cast<double>(c) + u;
+  if (x >= 1.0) x -= 1.0;
+  return std::min(degree - 1, static_cast<std::int64_t>(static_cast<double>(degree) * x));
+}
+
+// c > degree: the shift s_b of block b (walkers b * degree .. b * degree + degree - 1 take (j + s_b) mod degree).
+inline std::int64_t block_shift(RepellingWords& word, std::int64_t b, std::int64_t degree) {
+  return static_cast<std::int64_t>(uniform_below(word(b), static_cast<std::uint64_t>(degree)));
+}
+
 inline void repelling_offsets(const WalkOptions& o, std::int64_t start_id, std::int64_t leader, std::int64_t step,
                               std::int64_t c, std::int64_t degree, std::int64_t* offsets) {
-  std::array<std::uint64_t, 4> words{};
-  auto word = [&](std::int64_t k) {  // k-th draw of this group and step
-    if ((k & 3) == 0)
-      words = philox_block(o.seed, RngDomain::walk_repel, static_cast<std::uint64_t>(start_id),
-                           static_cast<std::uint64_t>(leader), static_cast<std::uint64_t>(step),
-                           (o.ensemble << 40) | static_cast<std::uint64_t>(k >> 2));
-    return words[static_cast<size_t>(k & 3)];
-  };
-  const auto d = static_cast<std::uint64_t>(degree);
+  RepellingWords word(o, start_id, leader, step);
   if (c <= degree) {
     const double u = unit_uniform(word(0));
-    for (std::int64_t r = 0; r < c; ++r) {
-      double x = static_cast<double>(r) / static_cast<double>(c) + u;
-      if (x >= 1.0) x -= 1.0;
-      offsets[r] = std::min(degree - 1, static_cast<std::int64_t>(static_cast<double>(degree) * x));
-    }
+    for (std::int64_t r = 0; r < c; ++r) offsets[r] = stratified_offset(u, r, c, degree);
     return;
   }
   const std::int64_t blocks = (c + degree - 1) / degree;  // the last one may be partial (the remainder)
   for (std::int64_t b = 0; b < blocks; ++b) {
-    const auto shift = static_cast<std::int64_t>(uniform_below(word(b), d));
+    const std::int64_t shift = block_shift(word, b, degree);
     for (std::int64_t j = 0; j < degree && b * degree + j < c; ++j) {
       const std::int64_t shifted = j + shift;  // (j + shift) mod degree, both below degree
       offsets[b * degree + j] = shifted < degree ? shifted : shifted - degree;
