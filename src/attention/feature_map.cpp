@@ -172,6 +172,18 @@ Eigen::MatrixXd FeatureMap::apply(const Eigen::MatrixXd& X, Role role, double ke
   throw std::logic_error("FeatureMap::apply: unknown kind");
 }
 
+FeatureMap::RowMajor FeatureMap::apply_rows(const RowMajor& X, Role role, double key_shift) const {
+  if (X.cols() != d_ && X.rows() > 0)
+    throw std::invalid_argument("FeatureMap: input has " + std::to_string(X.cols()) + " columns, expected d = " +
+                                std::to_string(d_));
+  if (options_.kind == FeatureKind::relu) {
+    const double s = feature_input_scale(options_, d_, role);
+    return ((s * X).array().max(0.0) + options_.relu_epsilon).matrix();
+  }
+  if (options_.kind == FeatureKind::elu1) return X.unaryExpr([](double v) { return v > 0 ? v + 1.0 : std::exp(v); });
+  return apply(Eigen::MatrixXd(X), role, key_shift);
+}
+
 double FeatureMap::key_max_logit(const Eigen::MatrixXd& K) const {
   check_input(K);
   if (!is_random(options_.kind)) return 0.0;

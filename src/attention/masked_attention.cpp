@@ -59,15 +59,15 @@ RowMatrix normalize(const Communicator& comm, RowMatrix num, const Eigen::Vector
   return num;
 }
 
-// Alg. 2's sums for row i: sum_k g_k phi(q_i).phi(k_col) v_col and sum_k g_k phi(q_i).phi(k_col), with the
-// key-side row of a column found by `row_of(col)` (phi(k) then v, side by side).
+// Alg. 2's sums for GRF row i, added to num[0..dv) and den: sum_k g_k phi(q_i).phi(k_col) v_col and
+// sum_k g_k phi(q_i).phi(k_col), with q = phi(q_i) and the key-side row of a column found by `row_of(col)`
+// (phi(k) then v, side by side).
 template <class RowOf>
-void asymmetric_row(const SparseRows& grf, const RowMatrix& phi_q, std::int64_t i, std::int64_t m, std::int64_t dv,
-                    const RowOf& row_of, RowMatrix& num, Eigen::VectorXd& den) {
+void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std::int64_t m, std::int64_t dv,
+                    const RowOf& row_of, double* num, double& den) {
   // Four entries at a time: their scores are four independent dot products (each summed in order over a, so
   // the bits are those of one entry at a time), which the processor overlaps instead of waiting on one chain
   // of additions; they then enter the sums in entry order.
-  const double* q = phi_q.row(i).data();
   thread_local std::vector<double> acc;  // the row's numerator: a private buffer the compiler knows is unaliased
   acc.assign(static_cast<size_t>(dv), 0.0);
   double* out = acc.data();
@@ -95,8 +95,8 @@ void asymmetric_row(const SparseRows& grf, const RowMatrix& phi_q, std::int64_t 
     for (std::int64_t t = 0; t < dv; ++t) out[t] += score * row[m + t];
     sum += score;
   }
-  for (std::int64_t t = 0; t < dv; ++t) num(i, t) += out[t];
-  den(i) += sum;
+  for (std::int64_t t = 0; t < dv; ++t) num[t] += out[t];
+  den += sum;
 }
 
 // phi(k_j) and v_j side by side, one row per node.
@@ -239,7 +239,7 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   PhaseProgress query_progress("attention   query pass (asymmetric)", n_local);
   for (std::int64_t i = 0; i < n_local; ++i) {
     query_progress.update(i);
-    asymmetric_row(grf, phi_q, i, m, dv, lookup, num, den);
+    asymmetric_row(grf, i, phi_q.row(i).data(), m, dv, lookup, num.row(i).data(), den(i));
   }
   RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
@@ -247,13 +247,23 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
 }
 
 RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi_q, const RowMatrix& phi_k,
-                                     const RowMatrix& v, const NormalizerPolicy& policy, AttentionStats& stats) {
+                                     const RowMatrix& v, std::span<const std::int64_t> row_of_node,
+                                     const NormalizerPolicy& policy, AttentionStats& stats) {
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n = grf.n_local();
-  const std::vector<double> table = key_value_table(phi_k, v);
+  // phi(k) and v side by side in graph order, so that walks' neighbours (close in that order) share cache lines.
+  std::vector<double> table(static_cast<size_t>(n * width));
+  for (std::int64_t j = 0; j < n; ++j) {
+    const auto r = row_of_node[static_cast<size_t>(j)];
+    std::copy_n(phi_k.row(r).data(), m, table.data() + j * width);
+    std::copy_n(v.row(r).data(), dv, table.data() + j * width + m);
+  }
   RowMatrix num = RowMatrix::Zero(n, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n);
   const auto lookup = [&](std::int64_t col) { return table.data() + col * width; };
-  for (std::int64_t i = 0; i < n; ++i) asymmetric_row(grf, phi_q, i, m, dv, lookup, num, den);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto r = row_of_node[static_cast<size_t>(i)];
+    asymmetric_row(grf, i, phi_q.row(r).data(), m, dv, lookup, num.row(r).data(), den(r));
+  }
   normalize_rows(num, den, policy, stats.bad_rows, stats.denominator_min);
   throw_if_bad(policy, stats);
   return num;

@@ -25,6 +25,13 @@ const FrameConfig& checked(const FrameConfig& config) {
   return config;
 }
 
+// `rows` itself when it has n rows, else its first n rows copied to `scratch`.
+const RowMatrix& first_rows(const RowMatrix& rows, std::int64_t n, RowMatrix& scratch) {
+  if (rows.rows() == n) return rows;
+  scratch = rows.topRows(n);
+  return scratch;
+}
+
 }  // namespace
 
 FrameAttention::FrameAttention(const FrameConfig& config, int d_qk)
@@ -61,33 +68,27 @@ FrameAttention::Result FrameAttention::run(const Frame& frame, Times& times) con
   result.grf_nonzeros = static_cast<std::int64_t>(phi.col.size());
   times.walks += timer.seconds();
   timer.reset();
-  // Q/K/V rows of the frame are its points' rows, i.e. canonical order (ids 0 .. N_f - 1); the graph stores
-  // nodes in its own order, so rows are gathered into it and the output scattered back.
+  // Q/K/V rows of the frame are its points' rows, i.e. canonical order (ids 0 .. N_f - 1); the features are
+  // computed in that order and the attention pass looks up graph node j's rows at graph.canonical[j].
   const bool given = frame.q.rows() > 0;
   const QkvRows* synthetic = given ? nullptr : &synthetic_rows(graph.n());
-  const RowMatrix& q_rows = given ? frame.q : synthetic->q[0];
-  const RowMatrix& k_rows = given ? frame.k : synthetic->k[0];
-  const RowMatrix& v_rows = given ? frame.v : synthetic->v[0];
   const std::int64_t n = graph.n();
-  Eigen::MatrixXd q(n, q_rows.cols()), k(n, k_rows.cols());
-  RowMatrix v(n, v_rows.cols());
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto c = graph.canonical[static_cast<size_t>(i)];
-    q.row(i) = q_rows.row(c);
-    k.row(i) = k_rows.row(c);
-    v.row(i) = v_rows.row(c);
+  RowMatrix q_cut, k_cut, v_cut;  // the synthetic cache may hold more rows than this frame has points
+  const RowMatrix& q = first_rows(given ? frame.q : synthetic->q[0], n, q_cut);
+  const RowMatrix& k = first_rows(given ? frame.k : synthetic->k[0], n, k_cut);
+  const RowMatrix& v = first_rows(given ? frame.v : synthetic->v[0], n, v_cut);
+  const RowMatrix phi_q = map_.apply_rows(q, FeatureRole::query);
+  double shift = 0.0;  // the random maps' key stabiliser (relu and elu1 have none)
+  if (is_random(map_.kind())) {
+    shift = map_.key_max_logit(Eigen::MatrixXd(k));
+    if (!std::isfinite(shift)) shift = 0.0;
   }
-  const double shift = map_.key_max_logit(k);
-  const RowMatrix phi_q = map_.apply(q, FeatureRole::query);
-  const RowMatrix phi_k = map_.apply(k, FeatureRole::key, std::isfinite(shift) ? shift : 0.0);
-  RowMatrix out;
+  const RowMatrix phi_k = map_.apply_rows(k, FeatureRole::key, shift);
   try {
-    out = local_asymmetric_attention(phi, phi_q, phi_k, v, policy_, result.stats);
+    result.output = local_asymmetric_attention(phi, phi_q, phi_k, v, graph.canonical, policy_, result.stats);
   } catch (const InputError& e) {
     throw InputError(where + ": " + e.what());
   }
-  result.output.resize(n, out.cols());
-  for (std::int64_t i = 0; i < n; ++i) result.output.row(graph.canonical[static_cast<size_t>(i)]) = out.row(i);
   times.attention += timer.seconds();
   return result;
 }

@@ -53,9 +53,27 @@ TEST(Frames, LocalAsymmetricAttentionEqualsTheDenseFormula) {
   const Eigen::MatrixXd scores = g.cwiseProduct(Eigen::MatrixXd(pq) * Eigen::MatrixXd(pk).transpose());
   const Eigen::MatrixXd expected = (scores * Eigen::MatrixXd(v)).array().colwise() / scores.rowwise().sum().array();
   AttentionStats stats;
-  const RowMatrix got = local_asymmetric_attention(rows, pq, pk, v, NormalizerPolicy{BadNormalizer::error, 1e-12}, stats);
+  const std::vector<std::int64_t> identity = {0, 1, 2, 3, 4, 5, 6};
+  const RowMatrix got = local_asymmetric_attention(rows, pq, pk, v, identity, NormalizerPolicy{BadNormalizer::error, 1e-12}, stats);
   EXPECT_LT((Eigen::MatrixXd(got) - expected).cwiseAbs().maxCoeff(), 1e-13);
   EXPECT_EQ(stats.bad_rows, 0);
+  // The same graph with its nodes stored in another order: node j of the stored graph is row perm[j] of the
+  // inputs and of the result, which must not change.
+  const std::vector<std::int64_t> perm = {3, 0, 6, 1, 5, 2, 4};
+  std::vector<std::int64_t> node_of_row(7);
+  for (int j = 0; j < n; ++j) node_of_row[size_t(perm[size_t(j)])] = j;
+  SparseRows stored;
+  stored.indptr.push_back(0);
+  for (int j = 0; j < n; ++j) {
+    const auto r = perm[size_t(j)];
+    for (auto k = rows.indptr[size_t(r)]; k < rows.indptr[size_t(r) + 1]; ++k) {
+      stored.col.push_back(node_of_row[size_t(rows.col[size_t(k)])]);
+      stored.value.push_back(rows.value[size_t(k)]);
+    }
+    stored.indptr.push_back(static_cast<std::int64_t>(stored.col.size()));
+  }
+  const RowMatrix permuted = local_asymmetric_attention(stored, pq, pk, v, perm, NormalizerPolicy{BadNormalizer::error, 1e-12}, stats);
+  EXPECT_LT((Eigen::MatrixXd(permuted) - expected).cwiseAbs().maxCoeff(), 1e-13);
 }
 
 // A 6-node graph: a 5-cycle with a pendant node, weights a_ij = 1 except one edge of weight 2.

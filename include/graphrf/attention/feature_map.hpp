@@ -104,6 +104,10 @@ class FeatureMap {
   // Rows of X (n x d) -> rows of Phi (n x m), stabilised as described above. key_shift is used for keys of
   // favor, dark and trig only. Throws std::invalid_argument if X does not have d columns.
   Eigen::MatrixXd apply(const Eigen::MatrixXd& X, Role role, double key_shift = 0.0) const;
+  // apply() on row-major rows, returning row-major rows: relu and elu1 are computed in place of the layout
+  // change (they are elementwise, so the values are the same bits); the random maps go through apply().
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMajor apply_rows(const RowMajor& X, Role role, double key_shift = 0.0) const;
 
   // The largest log-scale of this rank's key features: max over rows and features of
   // w_i^T x - |x|^2/2 (favor; |M x|^2 for dark), max over rows of |x|^2/2 (trig), with x = d^-1/4 input;

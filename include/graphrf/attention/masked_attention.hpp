@@ -24,6 +24,7 @@
 // scale every output by 1/n) is not applied.
 #include <Eigen/Dense>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "graphrf/graph/distributed_graph.hpp"
@@ -58,10 +59,13 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
                                       const RowMatrix& phi_k, const RowMatrix& v, const NormalizerPolicy& policy,
                                       AttentionStats& stats);
 
-// Alg. 2 on one process holding the whole graph (a frame): column j of `grf` is row j of phi_k and v. The same
-// sums in the same order as asymmetric_masked_attention, and the same normaliser policy (InputError for `error`).
+// Alg. 2 on one process holding the whole graph (a frame). Graph node j's rows of phi_q, phi_k, v and of the
+// result are row row_of_node[j] (the frame's point order; the graph keeps its nodes in a spatial order), and
+// the columns of `grf` are graph nodes. The same sums in the same order as asymmetric_masked_attention over
+// the same row, and the same normaliser policy (InputError for `error`).
 RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi_q, const RowMatrix& phi_k,
-                                     const RowMatrix& v, const NormalizerPolicy& policy, AttentionStats& stats);
+                                     const RowMatrix& v, std::span<const std::int64_t> row_of_node,
+                                     const NormalizerPolicy& policy, AttentionStats& stats);
 
 // Unmasked linear attention with the same features: out_i = phi(q_i)^T sum_j phi(k_j) v_j^T / phi(q_i)^T sum_j phi(k_j).
 // The sums over j run in a fixed order of the nodes' canonical indices (RowBlockReducer), so the result has the
