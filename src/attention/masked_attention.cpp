@@ -8,6 +8,7 @@
 
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
+#include "graphrf/core/prefetch.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
@@ -74,7 +75,10 @@ void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std:
   double sum = 0;
   auto k = grf.indptr[static_cast<size_t>(i)];
   const auto end = grf.indptr[static_cast<size_t>(i) + 1];
+  const auto row_bytes = static_cast<std::int64_t>(sizeof(double)) * (m + dv);
   for (; k + 4 <= end; k += 4) {
+    for (auto ahead = k + 4; ahead < std::min(k + 8, end); ++ahead)  // the next group's rows, while this one computes
+      prefetch_row(row_of(grf.col[static_cast<size_t>(ahead)]), row_bytes);
     const double* r[4];
     double score[4] = {0, 0, 0, 0};
     for (int e = 0; e < 4; ++e) r[e] = row_of(grf.col[static_cast<size_t>(k + e)]);

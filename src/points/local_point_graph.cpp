@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <span>
 
 namespace graphrf {
 
@@ -70,33 +71,53 @@ LocalGraph build_local_point_graph(const PointCloud& input, const PointGraphOpti
   }
   LocalGraph g;
   g.id = cloud.id;
-  std::vector<std::int64_t> by_id(static_cast<size_t>(n));
-  std::iota(by_id.begin(), by_id.end(), 0);
-  std::sort(by_id.begin(), by_id.end(), [&](auto a, auto b) { return cloud.id[size_t(a)] < cloud.id[size_t(b)]; });
   g.canonical.resize(static_cast<size_t>(n));
-  for (std::int64_t c = 0; c < n; ++c) g.canonical[static_cast<size_t>(by_id[static_cast<size_t>(c)])] = c;
+  if (std::is_sorted(input.id.begin(), input.id.end())) {  // a frame: ids 0 .. N - 1 in row order
+    for (std::int64_t s = 0; s < n; ++s) g.canonical[static_cast<size_t>(s)] = order[static_cast<size_t>(s)];
+  } else {
+    std::vector<std::int64_t> by_id(static_cast<size_t>(n));
+    std::iota(by_id.begin(), by_id.end(), 0);
+    std::sort(by_id.begin(), by_id.end(), [&](auto a, auto b) { return cloud.id[size_t(a)] < cloud.id[size_t(b)]; });
+    for (std::int64_t c = 0; c < n; ++c) g.canonical[static_cast<size_t>(by_id[static_cast<size_t>(c)])] = c;
+  }
 
+  // Each point's neighbours, nearest first: lists[first[i] .. first[i + 1]).
   const PointIndex index(cloud);
-  std::vector<std::vector<Neighbour>> lists(static_cast<size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    lists[static_cast<size_t>(i)] = options.knn > 0 ? index.nearest(i, options.knn) : index.within(i, options.radius);
+  std::vector<Neighbour> lists;
+  std::vector<std::int64_t> first(static_cast<size_t>(n) + 1, 0);
+  if (options.knn > 0) {
+    lists.resize(static_cast<size_t>(n * options.knn));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto found = index.nearest(i, options.knn, lists.data() + first[static_cast<size_t>(i)]);
+      first[static_cast<size_t>(i) + 1] = first[static_cast<size_t>(i)] + found;
+    }
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto found = index.within(i, options.radius);
+      lists.insert(lists.end(), found.begin(), found.end());
+      first[static_cast<size_t>(i) + 1] = static_cast<std::int64_t>(lists.size());
+    }
+  }
+  const auto neighbours = [&](std::int64_t i) {
+    return std::span<const Neighbour>(lists.data() + first[static_cast<size_t>(i)], lists.data() + first[static_cast<size_t>(i) + 1]);
+  };
 
   // Both directions of every accepted pair, bucketed by source node (a counting sort: rows come out in node
   // order without sorting all arcs); a pair found from both ends appears twice and is merged below.
   auto accepted = [&](std::int64_t i, const Neighbour& nb) {
     if (options.knn == 0 || options.mode != KnnMode::mutual) return true;
-    const auto& back = lists[static_cast<size_t>(nb.index)];
+    const auto back = neighbours(nb.index);
     return std::any_of(back.begin(), back.end(), [&](const Neighbour& b) { return b.index == i; });
   };
   std::vector<std::int64_t> start(static_cast<size_t>(n) + 1, 0);
   for (std::int64_t i = 0; i < n; ++i)
-    for (const Neighbour& nb : lists[static_cast<size_t>(i)])
+    for (const Neighbour& nb : neighbours(i))
       if (accepted(i, nb)) ++start[static_cast<size_t>(i) + 1], ++start[static_cast<size_t>(nb.index) + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
   std::vector<PointArc> arcs(static_cast<size_t>(start.back()));
   std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
   for (std::int64_t i = 0; i < n; ++i)
-    for (const Neighbour& nb : lists[static_cast<size_t>(i)]) {
+    for (const Neighbour& nb : neighbours(i)) {
       if (!accepted(i, nb)) continue;
       const double w = edge_weight(options, nb.distance_sq, cloud.id[size_t(i)], cloud.id[size_t(nb.index)]);
       arcs[static_cast<size_t>(fill[static_cast<size_t>(i)]++)] = {i, nb.index, g.canonical[size_t(nb.index)], w};

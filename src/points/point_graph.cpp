@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "graphrf/core/error.hpp"
@@ -23,31 +24,50 @@ struct CloudAdaptor {
   bool kdtree_get_bbox(Box&) const { return false; }
 };
 
-using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, CloudAdaptor>, CloudAdaptor, -1,
+// The dimension is a template argument of nanoflann's tree: clouds in R^2 and R^3 (the common cases) get
+// trees whose distance loops are unrolled, others the run-time one.
+template <int Dim>
+using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, CloudAdaptor>, CloudAdaptor, Dim,
                                                    std::uint32_t>;
+constexpr std::size_t kLeafSize = 10;  // nanoflann's default leaf size
 
 }  // namespace
 
 struct PointIndex::Tree {
   CloudAdaptor adaptor;
-  KdTree tree;
-  Tree(const PointCloud& cloud)
-      : adaptor{cloud}, tree(static_cast<size_t>(cloud.dim), adaptor, nanoflann::KDTreeSingleIndexAdaptorParams(10)) {
-    tree.buildIndex();
+  std::unique_ptr<KdTree<2>> plane;
+  std::unique_ptr<KdTree<3>> space;
+  std::unique_ptr<KdTree<-1>> any;
+  explicit Tree(const PointCloud& cloud) : adaptor{cloud} {
+    const nanoflann::KDTreeSingleIndexAdaptorParams params(kLeafSize);
+    const auto dims = static_cast<size_t>(cloud.dim);
+    if (cloud.dim == 2) (plane = std::make_unique<KdTree<2>>(dims, adaptor, params))->buildIndex();
+    else if (cloud.dim == 3) (space = std::make_unique<KdTree<3>>(dims, adaptor, params))->buildIndex();
+    else (any = std::make_unique<KdTree<-1>>(dims, adaptor, params))->buildIndex();
+  }
+  size_t knn(const double* point, size_t want, std::uint32_t* index, double* d2) const {
+    if (plane) return plane->knnSearch(point, want, index, d2);
+    if (space) return space->knnSearch(point, want, index, d2);
+    return any->knnSearch(point, want, index, d2);
+  }
+  void radius(const double* point, double r_sq, std::vector<std::pair<std::uint32_t, double>>& found) const {
+    nanoflann::SearchParams params;
+    params.sorted = false;
+    if (plane) plane->radiusSearch(point, r_sq, found, params);
+    else if (space) space->radiusSearch(point, r_sq, found, params);
+    else any->radiusSearch(point, r_sq, found, params);
   }
 };
 
 double nanoflann_knn_seconds(const PointCloud& cloud, std::int64_t k) {
   Timer timer;
-  const CloudAdaptor adaptor{cloud};
-  KdTree tree(static_cast<size_t>(cloud.dim), adaptor, nanoflann::KDTreeSingleIndexAdaptorParams(10));
-  tree.buildIndex();
+  const PointIndex::Tree tree(cloud);  // nanoflann's tree of the cloud's dimension, as PointIndex builds it
   const auto want = static_cast<size_t>(std::min<std::int64_t>(k + 1, cloud.size()));
   std::vector<std::uint32_t> index(want);
   std::vector<double> d2(want);
   std::uint64_t checksum = 0;  // keeps the queries from being optimised away
   for (std::int64_t i = 0; i < cloud.size(); ++i) {
-    tree.knnSearch(cloud.point(i), want, index.data(), d2.data());
+    tree.knn(cloud.point(i), want, index.data(), d2.data());
     checksum += index[want - 1];
   }
   const double seconds = timer.seconds();
@@ -99,9 +119,7 @@ std::vector<Neighbour> PointIndex::within(std::int64_t i, double r) const {
   const double r_sq = r * r;
   const double search_sq = r_sq * (1 + 1e-9) + 1e-300;
   std::vector<std::pair<std::uint32_t, double>> found;
-  nanoflann::SearchParams params;
-  params.sorted = false;
-  tree_->tree.radiusSearch(cloud_.point(i), search_sq, found, params);
+  tree_->radius(cloud_.point(i), search_sq, found);
   std::vector<Neighbour> out;
   out.reserve(found.size());
   for (const auto& [j, approximate] : found) {
@@ -117,42 +135,49 @@ std::vector<Neighbour> PointIndex::within(std::int64_t i, double r) const {
 }
 
 std::vector<Neighbour> PointIndex::nearest(std::int64_t i, std::int64_t k) const {
+  std::vector<Neighbour> out(static_cast<size_t>(k));
+  out.resize(static_cast<size_t>(nearest(i, k, out.data())));
+  return out;
+}
+
+std::int64_t PointIndex::nearest(std::int64_t i, std::int64_t k, Neighbour* out) const {
   // Fast path: the k + 2 nearest points by nanoflann (self among them unless k + 2 others coincide with it).
   // When our k-th distance lies clearly below nanoflann's farthest returned distance, no point outside the
   // returned set can tie with or beat it, so sorting the returned ones by (distance, id) is exact.
   const auto want = static_cast<size_t>(std::min<std::int64_t>(k + 2, cloud_.size()));
-  std::uint32_t index[64];
-  double d2[64];
+  const auto by_distance_then_id = [&](const Neighbour& a, const Neighbour& b) {
+    return a.distance_sq != b.distance_sq ? a.distance_sq < b.distance_sq
+                                          : cloud_.id[static_cast<size_t>(a.index)] < cloud_.id[static_cast<size_t>(b.index)];
+  };
   if (want <= 64) {
-    const size_t got = tree_->tree.knnSearch(cloud_.point(i), want, index, d2);
-    std::vector<Neighbour> out;
-    out.reserve(got);
+    std::uint32_t index[64];
+    double d2[64];
+    Neighbour found[64];
+    const size_t got = tree_->knn(cloud_.point(i), want, index, d2);
+    size_t others = 0;
     double farthest = 0;
     for (size_t m = 0; m < got; ++m) {
       farthest = std::max(farthest, d2[m]);
-      if (static_cast<std::int64_t>(index[m]) != i) out.push_back({static_cast<std::int64_t>(index[m]), distance_sq(i, index[m])});
+      if (static_cast<std::int64_t>(index[m]) != i) found[others++] = {static_cast<std::int64_t>(index[m]), distance_sq(i, index[m])};
     }
-    std::sort(out.begin(), out.end(), [&](const Neighbour& a, const Neighbour& b) {
-      return a.distance_sq != b.distance_sq ? a.distance_sq < b.distance_sq
-                                            : cloud_.id[static_cast<size_t>(a.index)] < cloud_.id[static_cast<size_t>(b.index)];
-    });
+    std::sort(found, found + others, by_distance_then_id);
     const bool whole_cloud = static_cast<std::int64_t>(got) == cloud_.size();
-    if (static_cast<std::int64_t>(out.size()) >= k &&
-        (whole_cloud || out[static_cast<size_t>(k - 1)].distance_sq < farthest * (1 - 1e-9))) {
-      out.resize(static_cast<size_t>(k));
-      return out;
+    if (static_cast<std::int64_t>(others) >= k && (whole_cloud || found[k - 1].distance_sq < farthest * (1 - 1e-9))) {
+      std::copy_n(found, k, out);
+      return k;
     }
   }
   // Ties at the k-th distance (or a large k): every point within the bound is a candidate, ties go to the smaller id.
   const auto bound_want = static_cast<size_t>(std::min<std::int64_t>(k + 1, cloud_.size()));
   std::vector<std::uint32_t> found(bound_want);
   std::vector<double> found_d2(bound_want);
-  const size_t got = tree_->tree.knnSearch(cloud_.point(i), bound_want, found.data(), found_d2.data());
+  const size_t got = tree_->knn(cloud_.point(i), bound_want, found.data(), found_d2.data());
   double bound_sq = 0;
   for (size_t m = 0; m < got; ++m) bound_sq = std::max(bound_sq, distance_sq(i, found[m]));
-  std::vector<Neighbour> out = within(i, std::sqrt(bound_sq) * (1 + 1e-12) + 1e-300);
-  if (static_cast<std::int64_t>(out.size()) > k) out.resize(static_cast<size_t>(k));
-  return out;
+  const std::vector<Neighbour> candidates = within(i, std::sqrt(bound_sq) * (1 + 1e-12) + 1e-300);
+  const auto count = std::min<std::int64_t>(k, static_cast<std::int64_t>(candidates.size()));
+  std::copy_n(candidates.begin(), count, out);
+  return count;
 }
 
 double edge_weight(const PointGraphOptions& o, double distance_sq, std::int64_t id_a, std::int64_t id_b) {

@@ -51,12 +51,15 @@ class PointIndex {
   PointIndex& operator=(const PointIndex&) = delete;
   // The k nearest other points of point i, nearest first (ties: smaller id first).
   std::vector<Neighbour> nearest(std::int64_t i, std::int64_t k) const;
+  // The same into out[0..k), without allocating on the common path; returns how many (k unless the cloud is smaller).
+  std::int64_t nearest(std::int64_t i, std::int64_t k, Neighbour* out) const;
   // Every other point within distance r of point i (inclusive), nearest first.
   std::vector<Neighbour> within(std::int64_t i, double r) const;
   double distance_sq(std::int64_t i, std::int64_t j) const;
 
+  struct Tree;  // nanoflann's k-d tree of the cloud's dimension (defined in point_graph.cpp, also the baseline's)
+
  private:
-  struct Tree;
   const PointCloud& cloud_;
   Tree* tree_;
 };
