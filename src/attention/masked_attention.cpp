@@ -254,17 +254,29 @@ RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi
                                      const RowMatrix& v, std::span<const std::int64_t> row_of_node,
                                      const NormalizerPolicy& policy, AttentionStats& stats) {
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n = grf.n_local();
-  // phi(k) and v side by side in graph order, so that walks' neighbours (close in that order) share cache lines.
-  std::vector<double> table(static_cast<size_t>(n * width));
+  const auto bytes = [](std::int64_t doubles) { return static_cast<std::int64_t>(sizeof(double)) * doubles; };
+  // phi(k) and v side by side in graph order, so that a walk's neighbours (close in that order) share cache
+  // lines and pages.
+  std::vector<double> table_rows(static_cast<size_t>(n * width));
+  double* table = table_rows.data();
   for (std::int64_t j = 0; j < n; ++j) {
     const auto r = row_of_node[static_cast<size_t>(j)];
-    std::copy_n(phi_k.row(r).data(), m, table.data() + j * width);
-    std::copy_n(v.row(r).data(), dv, table.data() + j * width + m);
+    std::copy_n(phi_k.row(r).data(), m, table + j * width);
+    std::copy_n(v.row(r).data(), dv, table + j * width + m);
   }
   RowMatrix num = RowMatrix::Zero(n, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n);
-  const auto lookup = [&](std::int64_t col) { return table.data() + col * width; };
+  const auto lookup = [&](std::int64_t col) { return table + col * width; };
+  // Rows are taken in graph order; their query and output rows (point order) are scattered, so each is asked
+  // for a few rows ahead.
+  constexpr std::int64_t kAhead = 8;
   for (std::int64_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) {
+      const auto later = row_of_node[static_cast<size_t>(i + kAhead)];
+      prefetch_row(phi_q.row(later).data(), bytes(m));
+      prefetch_row(num.row(later).data(), bytes(dv));
+      __builtin_prefetch(&den(later));
+    }
     const auto r = row_of_node[static_cast<size_t>(i)];
     asymmetric_row(grf, i, phi_q.row(r).data(), m, dv, lookup, num.row(r).data(), den(r));
   }
