@@ -1,5 +1,7 @@
 #include "graphrf/frames/frame_run.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -52,9 +54,18 @@ class FrameProgress {
 
 }  // namespace
 
+// Every frame allocates and frees the same large buffers (graph, GRF rows, feature tables). By default glibc
+// returns blocks above its mmap threshold to the kernel on free, so each frame faults them in and zeroes them
+// again (about 5% of a frame). Keeping freed memory in the heap lets the next frame reuse it.
+void keep_freed_memory_for_the_next_frame() {
+  mallopt(M_MMAP_THRESHOLD, 512 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 FramesSummary run_frames(const Communicator& comm, const FrameStack& stack, const FrameAttention& attention, int d_v,
                          std::int64_t batch, H5Output* out, const Log& log) {
   Timer wall;
+  keep_freed_memory_for_the_next_frame();
   const auto split = split_frames(stack.offsets, comm.size());
   const std::int64_t mine_first = split[static_cast<size_t>(comm.rank())], mine_last = split[static_cast<size_t>(comm.rank()) + 1];
   const std::int64_t rounds = comm.max((mine_last - mine_first + batch - 1) / batch);

@@ -57,14 +57,14 @@ struct Pack {
 class LocalWalker {
  public:
   LocalWalker(const LocalGraph& g, const WalkOptions& o, std::span<const double> f, LocalWalkStats& stats)
-      : g_(g), o_(o), f_(f), stats_(stats), factor_(g.col.size()), row_(g.n()) {
+      : g_(g), o_(o), f_(f), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
     const double keep = 1.0 - o.halt_probability();
     for (std::int64_t i = 0; i < g.n(); ++i) {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
       const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
       const double deg = static_cast<double>(end - begin);
-      for (size_t k = begin; k < end; ++k)  // the engine's factor, so that loads agree to the last bit
-        factor_[k] = hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], keep);
+      for (size_t k = begin; k < end; ++k)
+        arcs_[k] = {hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], keep), g.col[k]};
     }
   }
 
@@ -111,8 +111,8 @@ class LocalWalker {
           break;
         }
         const auto k = static_cast<size_t>(begin) + uniform_below(draw.choice, static_cast<std::uint64_t>(deg));
-        load *= factor_[k];
-        at = g_.col[k];
+        load *= arcs_[k].factor;
+        at = arcs_[k].target;
         ++step;
         ++stats_.hops;
       }
@@ -153,7 +153,7 @@ class LocalWalker {
         }
         const auto arc = static_cast<size_t>(begin) + uniform_below(draw.choice, static_cast<std::uint64_t>(deg));
         ++stats_.hops;
-        arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, p.first, 1);
+        arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, p.first, 1);
         continue;
       }
       // The walkers that move: under fixed lengths all of the pack (its own pool range), else those that do not halt.
@@ -178,7 +178,7 @@ class LocalWalker {
         const double u = unit_uniform(word(0));
         for (size_t r = 0; r < c; ++r) {
           const auto arc = static_cast<size_t>(begin + stratified_offset(u, static_cast<std::int64_t>(r), static_cast<std::int64_t>(c), deg));
-          arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, movers + r, 1);
+          arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, movers + r, 1);
         }
         continue;
       }
@@ -200,7 +200,7 @@ class LocalWalker {
         }
         if (pool_.size() == first) continue;
         const auto arc = static_cast<size_t>(begin + o);
-        arrive(g_.col[arc], p.load * factor_[arc], p.step + 1, first, pool_.size() - first);
+        arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, first, pool_.size() - first);
       }
     }
   }
@@ -209,7 +209,13 @@ class LocalWalker {
   const WalkOptions& o_;
   std::span<const double> f_;
   LocalWalkStats& stats_;
-  std::vector<double> factor_;
+  // Per arc, the factor a load is multiplied by (the engine's, so that loads agree to the last bit) and its
+  // target, side by side: one cache line serves both.
+  struct Arc {
+    double factor;
+    std::int64_t target;
+  };
+  std::vector<Arc> arcs_;
   RowAccumulator row_;
   std::vector<std::int64_t> pool_, shifts_;
   std::vector<Pack> stack_;
