@@ -1,6 +1,7 @@
 #include "graphrf/grf/local_grf.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "graphrf/core/error.hpp"
@@ -57,7 +58,8 @@ struct Pack {
 class LocalWalker {
  public:
   LocalWalker(const LocalGraph& g, const WalkOptions& o, std::span<const double> f, LocalWalkStats& stats)
-      : g_(g), o_(o), f_(f), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
+      : g_(g), o_(o), f_(f.begin(), f.end()), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
+    f_.resize(static_cast<size_t>(o.max_length) + 1, 0.0);  // f_t = 0 beyond f's length: no bounds test per visit
     const double keep = 1.0 - o.halt_probability();
     for (std::int64_t i = 0; i < g.n(); ++i) {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
@@ -121,8 +123,7 @@ class LocalWalker {
 
   // Visits of `count` walkers with `load` at `col` after `step` hops (f_t = 0 beyond f's length).
   void deposit(std::int64_t col, std::int64_t step, double load, std::int64_t count) {
-    const double f = static_cast<size_t>(step) < f_.size() ? f_[static_cast<size_t>(step)] : 0.0;
-    row_.add(col, f * (static_cast<double>(count) * load));
+    row_.add(col, f_[static_cast<size_t>(step)] * (static_cast<double>(count) * load));
   }
 
   // A pack arriving at `at` after `step` hops: its visit is deposited now; it is kept for walking unless it
@@ -136,7 +137,8 @@ class LocalWalker {
   void walk_packs(std::int64_t s) {
     const std::int64_t id = g_.id[static_cast<size_t>(s)];
     pool_.clear();
-    for (std::int64_t w = 0; w < o_.walkers; ++w) pool_.push_back(w);
+    pool_.resize(static_cast<size_t>(o_.walkers));
+    std::iota(pool_.begin(), pool_.end(), std::int64_t{0});
     stack_.clear();
     if (o_.max_length == 0) stats_.truncated += o_.walkers;
     else stack_.push_back({s, 1.0, 0, 0, static_cast<size_t>(o_.walkers)});
@@ -187,19 +189,30 @@ class LocalWalker {
       const std::int64_t blocks = (static_cast<std::int64_t>(c) + deg - 1) / deg;
       shifts_.resize(static_cast<size_t>(blocks));
       for (std::int64_t b = 0; b < blocks; ++b) shifts_[static_cast<size_t>(b)] = block_shift(word, b, deg);
+      // Children that make their last hop need no member list, only their size.
+      const bool leaves = p.step + 1 == o_.max_length;
+      const std::int64_t full = static_cast<std::int64_t>(c) / deg, rest = static_cast<std::int64_t>(c) % deg;
+      pool_.reserve(pool_.size() + c);
       for (std::int64_t o = 0; o < deg; ++o) {
+        const auto arc = static_cast<size_t>(begin + o);
+        std::int64_t j_last = o - (rest > 0 ? shifts_[static_cast<size_t>(full)] : 0);
+        if (j_last < 0) j_last += deg;
+        const bool in_partial_block = rest > 0 && j_last < rest;
+        if (leaves) {
+          const std::int64_t count = full + in_partial_block;
+          if (count == 0) continue;
+          deposit(arcs_[arc].target, p.step + 1, p.load * arcs_[arc].factor, count);
+          stats_.truncated += count;
+          continue;
+        }
         const size_t first = pool_.size();
-        for (std::int64_t b = 0; b < blocks; ++b) {
+        for (std::int64_t b = 0; b < full; ++b) {
           std::int64_t j = o - shifts_[static_cast<size_t>(b)];
           if (j < 0) j += deg;
-          const auto r = static_cast<size_t>(b * deg + j);
-          if (r < c) {
-            const std::int64_t w = pool_[movers + r];
-            pool_.push_back(w);
-          }
+          pool_.push_back(pool_[movers + static_cast<size_t>(b * deg + j)]);  // capacity reserved: no reallocation
         }
+        if (in_partial_block) pool_.push_back(pool_[movers + static_cast<size_t>(full * deg + j_last)]);
         if (pool_.size() == first) continue;
-        const auto arc = static_cast<size_t>(begin + o);
         arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, first, pool_.size() - first);
       }
     }
@@ -207,7 +220,7 @@ class LocalWalker {
 
   const LocalGraph& g_;
   const WalkOptions& o_;
-  std::span<const double> f_;
+  std::vector<double> f_;  // f_t for t = 0 .. max_length
   LocalWalkStats& stats_;
   // Per arc, the factor a load is multiplied by (the engine's, so that loads agree to the last bit) and its
   // target, side by side: one cache line serves both.
