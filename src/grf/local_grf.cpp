@@ -126,21 +126,23 @@ class LocalWalker {
     row_.add(col, f_[static_cast<size_t>(step)] * (static_cast<double>(count) * load));
   }
 
-  // A pack arriving at `at` after `step` hops: its visit is deposited now; it is kept for walking unless it
-  // has made its last hop.
-  void arrive(std::int64_t at, double load, std::int64_t step, size_t first, size_t count) {
-    deposit(at, step, load, static_cast<std::int64_t>(count));
-    if (step == o_.max_length) stats_.truncated += static_cast<std::int64_t>(count);
-    else stack_.push_back({at, load, step, first, count});
-  }
-
   void walk_packs(std::int64_t s) {
-    const std::int64_t id = g_.id[static_cast<size_t>(s)];
-    pool_.clear();
+    // Options and counters in locals: the loop stores integers all the time (pool, stack), and the compiler
+    // would otherwise reload anything reachable by reference after each store.
+    const std::int64_t id = g_.id[static_cast<size_t>(s)], max_length = o_.max_length;
+    const bool fixed_length = o_.fixed_length;
+    std::int64_t hops = 0, truncated = 0, dead_ends = 0;
+    // A pack arriving at `at` after `step` hops: its visit is deposited now; it is kept for walking unless it
+    // has made its last hop.
+    const auto arrive = [&](std::int64_t at, double load, std::int64_t step, size_t first, size_t count) {
+      deposit(at, step, load, static_cast<std::int64_t>(count));
+      if (step == max_length) truncated += static_cast<std::int64_t>(count);
+      else stack_.push_back({at, load, step, first, count});
+    };
     pool_.resize(static_cast<size_t>(o_.walkers));
-    std::iota(pool_.begin(), pool_.end(), std::int64_t{0});
+    std::iota(pool_.begin(), pool_.end(), std::int32_t{0});
     stack_.clear();
-    if (o_.max_length == 0) stats_.truncated += o_.walkers;
+    if (max_length == 0) truncated += o_.walkers;
     else stack_.push_back({s, 1.0, 0, 0, static_cast<size_t>(o_.walkers)});
     while (!stack_.empty()) {
       const Pack p = stack_.back();
@@ -150,31 +152,31 @@ class LocalWalker {
         const WalkDraw draw = draw_hop(o_, id, pool_[p.first], p.step);
         if (draw.halt) continue;
         if (deg == 0) {
-          ++stats_.dead_ends;
+          ++dead_ends;
           continue;
         }
         const auto arc = static_cast<size_t>(begin) + uniform_below(draw.choice, static_cast<std::uint64_t>(deg));
-        ++stats_.hops;
+        ++hops;
         arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, p.first, 1);
         continue;
       }
       // The walkers that move: under fixed lengths all of the pack (its own pool range), else those that do not halt.
       size_t movers = p.first, c = p.count;
-      if (!o_.fixed_length) {
+      if (!fixed_length) {
         movers = pool_.size();
         for (size_t k = 0; k < p.count; ++k) {
-          const std::int64_t w = pool_[p.first + k];
+          const std::int32_t w = pool_[p.first + k];
           if (!draw_hop(o_, id, w, p.step).halt) pool_.push_back(w);
         }
         c = pool_.size() - movers;
       }
       if (c == 0) continue;
       if (deg == 0) {
-        stats_.dead_ends += static_cast<std::int64_t>(c);
+        dead_ends += static_cast<std::int64_t>(c);
         continue;
       }
       RepellingWords word(o_, id, pool_[p.first], p.step);
-      stats_.hops += static_cast<std::int64_t>(c);
+      hops += static_cast<std::int64_t>(c);
       // Child packs: walkers with the same offset (hence the same destination), in ascending walker order.
       if (static_cast<std::int64_t>(c) <= deg) {  // stratified offsets are all distinct: every walker leads a pack of its own
         const double u = unit_uniform(word(0));
@@ -190,7 +192,7 @@ class LocalWalker {
       shifts_.resize(static_cast<size_t>(blocks));
       for (std::int64_t b = 0; b < blocks; ++b) shifts_[static_cast<size_t>(b)] = block_shift(word, b, deg);
       // Children that make their last hop need no member list, only their size.
-      const bool leaves = p.step + 1 == o_.max_length;
+      const bool leaves = p.step + 1 == max_length;
       const std::int64_t full = static_cast<std::int64_t>(c) / deg, rest = static_cast<std::int64_t>(c) % deg;
       pool_.reserve(pool_.size() + c);
       for (std::int64_t o = 0; o < deg; ++o) {
@@ -202,7 +204,7 @@ class LocalWalker {
           const std::int64_t count = full + in_partial_block;
           if (count == 0) continue;
           deposit(arcs_[arc].target, p.step + 1, p.load * arcs_[arc].factor, count);
-          stats_.truncated += count;
+          truncated += count;
           continue;
         }
         const size_t first = pool_.size();
@@ -216,6 +218,9 @@ class LocalWalker {
         arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, first, pool_.size() - first);
       }
     }
+    stats_.hops += hops;
+    stats_.truncated += truncated;
+    stats_.dead_ends += dead_ends;
   }
 
   const LocalGraph& g_;
@@ -230,7 +235,8 @@ class LocalWalker {
   };
   std::vector<Arc> arcs_;
   RowAccumulator row_;
-  std::vector<std::int64_t> pool_, shifts_;
+  std::vector<std::int32_t> pool_;  // walker ids of the packs
+  std::vector<std::int64_t> shifts_;
   std::vector<Pack> stack_;
 };
 
