@@ -46,7 +46,9 @@ void add_attention_options(po::options_description& desc) {
        "HDF5 stack of point clouds (/frames/points F x N x d, or rows x d with /frames/offsets; optional /frames/q, "
        "/frames/k, /frames/v): every frame's --knn/--radius graph, walks, asymmetric GRFs and attention, "
        "written to /frames/attention")
-      ("frames-batch", po::value<std::int64_t>()->default_value(16), "--frames: frames per rank between collective writes");
+      ("frames-batch", po::value<std::int64_t>()->default_value(16), "--frames: frames per rank between collective writes")
+      ("frames-dtype", po::value<std::string>()->default_value("float64"),
+       "--frames: element type of /frames/attention, float64 | float32 (half the file; rounded from float64)");
   po::options_description features("features");
   features.add_options()
       ("feature", po::value<std::string>()->default_value("relu"), "relu | elu1 | favor | trig | dark")

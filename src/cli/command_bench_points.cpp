@@ -37,6 +37,7 @@ void add_bench_points_options(po::options_description& desc) {
       ("coupling", po::value<std::string>()->default_value("repelling"), "iid | repelling")
       ("d", po::value<int>()->default_value(16), "width of the synthetic queries, keys and values")
       ("frames-batch", po::value<std::int64_t>()->default_value(16), "frames per rank between collective writes")
+      ("frames-dtype", po::value<std::string>()->default_value("float64"), "element type of the output rows, float64 | float32")
       ("single-graph-frames", po::value<std::int64_t>()->default_value(2), "frames recomputed through the single-graph path")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed of scenes, walks and features")
       ("scenes-out", po::value<std::string>(), "keep the generated stack here (default: a temporary file, removed)")
@@ -91,6 +92,7 @@ int run_bench_points(const CommandContext& ctx) {
   SceneOptions scenes;
   FrameConfig config;
   std::int64_t frames = 0, batch = 0, single = 0;
+  FrameOutputType output_type = FrameOutputType::float64;
   collective_try(comm, [&] {
     scenes.points = vm["points-per-frame"].as<std::int64_t>();
     scenes.bodies = vm["bodies"].as<int>();
@@ -98,6 +100,7 @@ int run_bench_points(const CommandContext& ctx) {
     frames = vm["frames"].as<std::int64_t>();
     batch = vm["frames-batch"].as<std::int64_t>();
     single = vm["single-graph-frames"].as<std::int64_t>();
+    output_type = parse_frame_output_type(vm["frames-dtype"].as<std::string>());
     if (scenes.points < 2 || scenes.bodies < 1 || frames < 1 || batch < 1 || single < 0 || single > frames)
       throw InputError("--points-per-frame >= 2, --bodies >= 1, --frames >= 1, --frames-batch >= 1 and "
                        "0 <= --single-graph-frames <= --frames");
@@ -132,7 +135,7 @@ int run_bench_points(const CommandContext& ctx) {
     check_output_writable(comm, out_path);
     H5Output out(comm, out_path);
     const std::clock_t cpu_start = std::clock();
-    s = run_frames(comm, stack, *attention, config.synthetic_dv, batch, &out, log);
+    s = run_frames(comm, stack, *attention, config.synthetic_dv, batch, &out, log, output_type);
     cpu_seconds = comm.max(static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
     out.commit();
   }
@@ -192,7 +195,8 @@ int run_bench_points(const CommandContext& ctx) {
     log.info("single path " + fmt(ms(single_seconds, single), 1) + " ms per frame (" + std::to_string(single) +
              " frames through build_point_graph + run_attention on all ranks): the frames path is " +
              fmt(single_seconds / static_cast<double>(single) * fps, 1) + "x faster; rows differ by at most " + sci(max_difference));
-  log.result("bench=points ranks=" + std::to_string(comm.size()) + " frames=" + std::to_string(s.frames) + " points=" +
+  log.result("bench=points ranks=" + std::to_string(comm.size()) + " frames=" + std::to_string(s.frames) + " dtype=" +
+             (output_type == FrameOutputType::float32 ? "float32" : "float64") + " points=" +
              std::to_string(scenes.points) + " frames_per_second=" + fmt(fps, 3) + " knn_ms=" + fmt(ms(s.busiest.graph, per_rank), 2) +
              " walks_ms=" + fmt(ms(s.busiest.walks, per_rank), 2) + " attention_ms=" + fmt(ms(s.busiest.attention, per_rank), 2) +
              " read_ms=" + fmt(ms(s.read_seconds, per_rank), 2) + " write_ms=" + fmt(ms(s.write_seconds, per_rank), 2) +

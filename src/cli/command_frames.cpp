@@ -39,11 +39,13 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
   const std::string path = vm["frames"].as<std::string>();
   FrameConfig config;
   std::int64_t batch = 0;
+  FrameOutputType output_type = FrameOutputType::float64;
   FrameStack stack;
   collective_try(comm, [&] {
     refuse_single_graph_options(vm);
     batch = vm["frames-batch"].as<std::int64_t>();
     if (batch < 1) throw InputError("--frames-batch: must be >= 1 (got " + std::to_string(batch) + ")");
+    output_type = parse_frame_output_type(vm["frames-dtype"].as<std::string>());
     config.graph = point_graph_options_from(vm);
     config.kernel = attention.kernel;
     config.walk = attention.walk;
@@ -70,7 +72,8 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
                              (8.0 * (3 * stack.dim + 4 * (stack.has_qkv() ? stack.d_qk : config.synthetic_d) + 3 * d_v) +
                               48.0 * static_cast<double>(config.graph.knn > 0 ? 2 * config.graph.knn : 16) +
                               16.0 * static_cast<double>(config.walk.walkers * config.walk.max_length + 1));
-  const double need = static_cast<double>(std::min<std::int64_t>(batch, split[1] - split[0])) * static_cast<double>(largest) * d_v * 8.0 + frame_bytes;
+  const double need = static_cast<double>(std::min<std::int64_t>(batch, split[1] - split[0])) * static_cast<double>(largest) * d_v *
+                          (output_type == FrameOutputType::float32 ? 12.0 : 8.0) + frame_bytes;  // float32: plus its copy
   log.info("memory      estimate per rank: " + fmt(need / (1 << 20), 1) + " MiB (one batch of output rows and one frame's graph, GRFs and features)");
   check_memory_fits(comm, need, memory_limit_per_rank(comm, graph_options_from(vm).memory_limit), "the frames of " + path);
 
@@ -79,7 +82,7 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
     out.emplace(comm, out_path);
     out->write_provenance(ctx.command_line, comm.size(), ctx.config_text, config.walk.seed);
   }
-  const FramesSummary s = run_frames(comm, stack, *frames, d_v, batch, out ? &*out : nullptr, log);
+  const FramesSummary s = run_frames(comm, stack, *frames, d_v, batch, out ? &*out : nullptr, log, output_type);
   if (out) {
     out->set_attribute("/frames/attention", "axes", stack.ragged ? "point (rows of /frames/offsets ranges), value" : "frame, point, value");
     if (stack.ragged) out->write_replicated<std::int64_t>("/frames/offsets", stack.offsets);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
@@ -62,8 +63,14 @@ void keep_freed_memory_for_the_next_frame() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+FrameOutputType parse_frame_output_type(const std::string& s) {
+  if (s == "float64") return FrameOutputType::float64;
+  if (s == "float32") return FrameOutputType::float32;
+  throw InputError("--frames-dtype: expected float64 or float32 (got '" + s + "')");
+}
+
 FramesSummary run_frames(const Communicator& comm, const FrameStack& stack, const FrameAttention& attention, int d_v,
-                         std::int64_t batch, H5Output* out, const Log& log) {
+                         std::int64_t batch, H5Output* out, const Log& log, FrameOutputType output_type) {
   Timer wall;
   keep_freed_memory_for_the_next_frame();
   const auto split = split_frames(stack.offsets, comm.size());
@@ -74,7 +81,8 @@ FramesSummary run_frames(const Communicator& comm, const FrameStack& stack, cons
         ? std::vector<std::uint64_t>{static_cast<std::uint64_t>(stack.total_points()), static_cast<std::uint64_t>(d_v)}
         : std::vector<std::uint64_t>{static_cast<std::uint64_t>(stack.frames()), static_cast<std::uint64_t>(stack.points(0)),
                                      static_cast<std::uint64_t>(d_v)};
-    out->create_rows<double>("/frames/attention", shape);
+    if (output_type == FrameOutputType::float32) out->create_rows<float>("/frames/attention", shape);
+    else out->create_rows<double>("/frames/attention", shape);
   }
   const H5Input in(stack.path);
   FrameProgress progress(log, stack.frames());
@@ -103,7 +111,12 @@ FramesSummary run_frames(const Communicator& comm, const FrameStack& stack, cons
     if (out) {
       Timer write;
       const std::uint64_t first_row = static_cast<std::uint64_t>(stack.ragged ? stack.offsets[static_cast<size_t>(a)] : a);
-      out->write_rows_at<double>("/frames/attention", first_row, rows);
+      if (output_type == FrameOutputType::float32) {
+        const std::vector<float> rounded(rows.begin(), rows.end());
+        out->write_rows_at<float>("/frames/attention", first_row, rounded);
+      } else {
+        out->write_rows_at<double>("/frames/attention", first_row, rows);
+      }
       write_seconds += write.seconds();
     }
     done += comm.sum(b - a);

@@ -1,6 +1,7 @@
 """`graphrf attention --frames`: stacks of point clouds, each frame's kNN graph built on the fly.
 
 Checks: the output of a ragged stack is the same file content at 1, 2 and 3 ranks and for any batch size;
+float32 output is the float64 output rounded;
 every frame's rows equal what the single-graph path (`attention --points FRAME --qkv FRAME_QKV --estimator
 asymmetric`) gives for that frame alone; a uniform F x N x d stack gives F x N x d_v rows; malformed stacks get
 one clear error line and no output."""
@@ -48,6 +49,12 @@ def test_same_rows_at_any_rank_count_and_batch():
                 assert np.array_equal(rows, reference), "np=%d batch=%d differs" % (np_, batch)
             with h5py.File(out, "r") as f:
                 assert list(f["frames/offsets"][...]) == [0, 40, 65, 125, 158, 205]
+        # float32 output: the float64 rows rounded to nearest, element for element (numpy's cast rounds to nearest).
+        single = os.path.join(d, "out_float32.h5")
+        run(2, ["attention", "--frames", stack, "--frames-dtype", "float32", "--out", single] + WALKS)
+        with h5py.File(single, "r") as f:
+            assert f["frames/attention"].dtype == np.float32, f["frames/attention"].dtype
+            assert np.array_equal(f["frames/attention"][...], reference.astype(np.float32))
 
 
 def test_each_frame_matches_the_single_graph_path():
@@ -125,6 +132,8 @@ def test_malformed_stacks():
                      "--frames and --graph", directory=os.path.join(d, "out"))
         expect_error(2, ["attention", "--frames", small, "--estimator", "symmetric", "--out", "{out}"] + WALKS,
                      "--estimator symmetric", directory=os.path.join(d, "out"))
+        expect_error(2, ["attention", "--frames", small, "--frames-dtype", "float16", "--out", "{out}"] + WALKS,
+                     "--frames-dtype", "float16", directory=os.path.join(d, "out"))
 
 
 if __name__ == "__main__":

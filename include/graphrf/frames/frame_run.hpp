@@ -5,6 +5,7 @@
 // collective call, so memory stays at one batch per rank whatever the stack's length. Output rows depend
 // only on the inputs and the seed, not on the rank count or the batch size.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graphrf/frames/frame_attention.hpp"
@@ -27,9 +28,15 @@ struct FramesSummary {
   double denominator_min = 0;
 };
 
+// The element type of /frames/attention: float64, or float32 (what a model trains on; half the file and half
+// the write time, values rounded to nearest from the float64 computation).
+enum class FrameOutputType { float64, float32 };
+FrameOutputType parse_frame_output_type(const std::string&);  // InputError naming --frames-dtype
+
 // Collective. Writes /frames/attention (F x N x d_v, or rows x d_v when the stack is ragged) to `out` when it
 // is not null. An InputError in any frame on any rank ends the run on every rank with that frame's message.
 FramesSummary run_frames(const Communicator& comm, const FrameStack& stack, const FrameAttention& attention, int d_v,
-                         std::int64_t batch, H5Output* out, const Log& log);
+                         std::int64_t batch, H5Output* out, const Log& log,
+                         FrameOutputType output_type = FrameOutputType::float64);
 
 }  // namespace graphrf
