@@ -241,6 +241,7 @@ class LocalWalker {
 };
 
 }  // namespace
+
 void check_local_walk_options(const WalkOptions& walk) {
   if (walk.coupling != Coupling::iid && walk.coupling != Coupling::repelling)
     throw InputError(std::string("--coupling ") + coupling_name(walk.coupling) +
