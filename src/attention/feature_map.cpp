@@ -112,10 +112,19 @@ FeatureMap::FeatureMap(const FeatureOptions& options, int d, const Eigen::Matrix
   }
 }
 
-void FeatureMap::check_input(const Eigen::MatrixXd& X) const {
-  if (X.cols() != d_ && !(X.rows() == 0))
-    throw std::invalid_argument("FeatureMap: input has " + std::to_string(X.cols()) + " columns, expected d = " +
+void FeatureMap::check_input(Eigen::Index rows, Eigen::Index cols) const {
+  if (cols != d_ && rows != 0)
+    throw std::invalid_argument("FeatureMap: input has " + std::to_string(cols) + " columns, expected d = " +
                                 std::to_string(d_));
+}
+
+template <class Matrix>
+Matrix FeatureMap::elementwise(const Matrix& X, Role role) const {
+  if (options_.kind == FeatureKind::relu) {
+    const double s = feature_input_scale(options_, d_, role);
+    return ((s * X).array().max(0.0) + options_.relu_epsilon).matrix();
+  }
+  return X.unaryExpr([](double v) { return v > 0 ? v + 1.0 : std::exp(v); });  // elu1
 }
 
 Eigen::MatrixXd FeatureMap::logits(const Eigen::MatrixXd& X) const {
@@ -141,19 +150,15 @@ Eigen::MatrixXd FeatureMap::trig_features(const Eigen::MatrixXd& X, const Eigen:
 }
 
 Eigen::MatrixXd FeatureMap::apply(const Eigen::MatrixXd& X, Role role, double key_shift) const {
-  check_input(X);
+  check_input(X.rows(), X.cols());
   const Eigen::Index n = X.rows();
   if (n == 0) return Eigen::MatrixXd(0, m_);
   const bool uses_key_shift = is_random(options_.kind) && role == Role::key;
   if (uses_key_shift && !std::isfinite(key_shift))
     throw std::invalid_argument("FeatureMap::apply: key_shift must be finite (got " + format_number(key_shift) + ")");
   switch (options_.kind) {
-    case FeatureKind::relu: {
-      const double s = feature_input_scale(options_, d_, role);
-      return ((s * X).array().max(0.0) + options_.relu_epsilon).matrix();
-    }
-    case FeatureKind::elu1:
-      return X.unaryExpr([](double v) { return v > 0 ? v + 1.0 : std::exp(v); });
+    case FeatureKind::relu:
+    case FeatureKind::elu1: return elementwise(X, role);
     case FeatureKind::favor:
     case FeatureKind::dark: {
       Eigen::MatrixXd l = logits(X);
@@ -173,19 +178,13 @@ Eigen::MatrixXd FeatureMap::apply(const Eigen::MatrixXd& X, Role role, double ke
 }
 
 FeatureMap::RowMajor FeatureMap::apply_rows(const RowMajor& X, Role role, double key_shift) const {
-  if (X.cols() != d_ && X.rows() > 0)
-    throw std::invalid_argument("FeatureMap: input has " + std::to_string(X.cols()) + " columns, expected d = " +
-                                std::to_string(d_));
-  if (options_.kind == FeatureKind::relu) {
-    const double s = feature_input_scale(options_, d_, role);
-    return ((s * X).array().max(0.0) + options_.relu_epsilon).matrix();
-  }
-  if (options_.kind == FeatureKind::elu1) return X.unaryExpr([](double v) { return v > 0 ? v + 1.0 : std::exp(v); });
+  check_input(X.rows(), X.cols());
+  if (!is_random(options_.kind)) return elementwise(X, role);
   return apply(Eigen::MatrixXd(X), role, key_shift);
 }
 
 double FeatureMap::key_max_logit(const Eigen::MatrixXd& K) const {
-  check_input(K);
+  check_input(K.rows(), K.cols());
   if (!is_random(options_.kind)) return 0.0;
   if (K.rows() == 0) return -std::numeric_limits<double>::infinity();
   if (options_.kind == FeatureKind::trig) return 0.5 * (input_scale_ * K).rowwise().squaredNorm().maxCoeff();
@@ -193,7 +192,7 @@ double FeatureMap::key_max_logit(const Eigen::MatrixXd& K) const {
 }
 
 Eigen::MatrixXd FeatureMap::apply_unshifted(const Eigen::MatrixXd& X) const {
-  check_input(X);
+  check_input(X.rows(), X.cols());
   if (X.rows() == 0) return Eigen::MatrixXd(0, m_);
   switch (options_.kind) {
     case FeatureKind::relu:

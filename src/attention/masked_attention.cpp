@@ -103,13 +103,16 @@ void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std:
   den += sum;
 }
 
-// phi(k_j) and v_j side by side, one row per node.
-std::vector<double> key_value_table(const RowMatrix& phi_k, const RowMatrix& v) {
+// phi(k) and v side by side, one row per node: table row j is input row row_of_node[j] (all rows in input
+// order when row_of_node is empty).
+std::vector<double> key_value_table(const RowMatrix& phi_k, const RowMatrix& v,
+                                    std::span<const std::int64_t> row_of_node = {}) {
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n = phi_k.rows();
   std::vector<double> table(static_cast<size_t>(n * width));
   for (std::int64_t j = 0; j < n; ++j) {
-    for (std::int64_t a = 0; a < m; ++a) table[static_cast<size_t>(j * width + a)] = phi_k(j, a);
-    for (std::int64_t t = 0; t < dv; ++t) table[static_cast<size_t>(j * width + m + t)] = v(j, t);
+    const std::int64_t r = row_of_node.empty() ? j : row_of_node[static_cast<size_t>(j)];
+    std::copy_n(phi_k.row(r).data(), m, table.data() + j * width);
+    std::copy_n(v.row(r).data(), dv, table.data() + j * width + m);
   }
   return table;
 }
@@ -255,18 +258,11 @@ RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi
                                      const NormalizerPolicy& policy, AttentionStats& stats) {
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n = grf.n_local();
   const auto bytes = [](std::int64_t doubles) { return static_cast<std::int64_t>(sizeof(double)) * doubles; };
-  // phi(k) and v side by side in graph order, so that a walk's neighbours (close in that order) share cache
-  // lines and pages.
-  std::vector<double> table_rows(static_cast<size_t>(n * width));
-  double* table = table_rows.data();
-  for (std::int64_t j = 0; j < n; ++j) {
-    const auto r = row_of_node[static_cast<size_t>(j)];
-    std::copy_n(phi_k.row(r).data(), m, table + j * width);
-    std::copy_n(v.row(r).data(), dv, table + j * width + m);
-  }
+  // The key table in graph order, so that a walk's neighbours (close in that order) share cache lines.
+  const std::vector<double> table = key_value_table(phi_k, v, row_of_node);
   RowMatrix num = RowMatrix::Zero(n, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n);
-  const auto lookup = [&](std::int64_t col) { return table + col * width; };
+  const auto lookup = [&](std::int64_t col) { return table.data() + col * width; };
   // Rows are taken in graph order; their query and output rows (point order) are scattered, so each is asked
   // for a few rows ahead.
   constexpr std::int64_t kAhead = 8;

@@ -194,12 +194,15 @@ class LocalWalker {
       // Children that make their last hop need no member list, only their size.
       const bool leaves = p.step + 1 == max_length;
       const std::int64_t full = static_cast<std::int64_t>(c) / deg, rest = static_cast<std::int64_t>(c) % deg;
+      const auto position_in_block = [&](std::int64_t o, std::int64_t b) {  // j = (o - s_b) mod deg
+        const std::int64_t j = o - shifts_[static_cast<size_t>(b)];
+        return j < 0 ? j + deg : j;
+      };
       pool_.reserve(pool_.size() + c);
       for (std::int64_t o = 0; o < deg; ++o) {
         const auto arc = static_cast<size_t>(begin + o);
-        std::int64_t j_last = o - (rest > 0 ? shifts_[static_cast<size_t>(full)] : 0);
-        if (j_last < 0) j_last += deg;
-        const bool in_partial_block = rest > 0 && j_last < rest;
+        const std::int64_t j_last = rest > 0 ? position_in_block(o, full) : deg;
+        const bool in_partial_block = j_last < rest;
         if (leaves) {
           const std::int64_t count = full + in_partial_block;
           if (count == 0) continue;
@@ -208,11 +211,8 @@ class LocalWalker {
           continue;
         }
         const size_t first = pool_.size();
-        for (std::int64_t b = 0; b < full; ++b) {
-          std::int64_t j = o - shifts_[static_cast<size_t>(b)];
-          if (j < 0) j += deg;
-          pool_.push_back(pool_[movers + static_cast<size_t>(b * deg + j)]);  // capacity reserved: no reallocation
-        }
+        for (std::int64_t b = 0; b < full; ++b)  // capacity reserved: no reallocation
+          pool_.push_back(pool_[movers + static_cast<size_t>(b * deg + position_in_block(o, b))]);
         if (in_partial_block) pool_.push_back(pool_[movers + static_cast<size_t>(full * deg + j_last)]);
         if (pool_.size() == first) continue;
         arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, first, pool_.size() - first);

@@ -45,17 +45,20 @@ struct PointIndex::Tree {
     else if (cloud.dim == 3) (space = std::make_unique<KdTree<3>>(dims, adaptor, params))->buildIndex();
     else (any = std::make_unique<KdTree<-1>>(dims, adaptor, params))->buildIndex();
   }
+  // f(tree) with the one tree this cloud has.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    if (plane) return f(*plane);
+    if (space) return f(*space);
+    return f(*any);
+  }
   size_t knn(const double* point, size_t want, std::uint32_t* index, double* d2) const {
-    if (plane) return plane->knnSearch(point, want, index, d2);
-    if (space) return space->knnSearch(point, want, index, d2);
-    return any->knnSearch(point, want, index, d2);
+    return visit([&](const auto& tree) { return tree.knnSearch(point, want, index, d2); });
   }
   void radius(const double* point, double r_sq, std::vector<std::pair<std::uint32_t, double>>& found) const {
     nanoflann::SearchParams params;
     params.sorted = false;
-    if (plane) plane->radiusSearch(point, r_sq, found, params);
-    else if (space) space->radiusSearch(point, r_sq, found, params);
-    else any->radiusSearch(point, r_sq, found, params);
+    visit([&](const auto& tree) { return tree.radiusSearch(point, r_sq, found, params); });
   }
 };
 

@@ -123,7 +123,10 @@ class FeatureMap {
   const Eigen::MatrixXd& frequencies() const { return w_; }
 
  private:
-  void check_input(const Eigen::MatrixXd& X) const;
+  void check_input(Eigen::Index rows, Eigen::Index cols) const;
+  // relu/elu1, the elementwise maps, in the layout of X (column- or row-major).
+  template <class Matrix>
+  Matrix elementwise(const Matrix& X, Role role) const;
   // favor/dark: l_ij = w_i^T x_j - |x_j|^2/2 (|M x_j|^2 for dark), x = d^-1/4 X.
   Eigen::MatrixXd logits(const Eigen::MatrixXd& X) const;
   // trig: the scaled input's projections x W^T (n x m/2) and |x|^2/2 per row.
