@@ -29,7 +29,8 @@ void add_bench_options(po::options_description& desc) {
        "time every coupling's walk phase this many times, round-robin (all couplings, then again), and report "
        "medians (walk_hops_per_s, and per_hop_vs_iid: the median of each round's per-hop time over iid's); "
        "single walk phases on a shared or virtual machine vary by tens of percent")
-      ("no-baselines", po::bool_switch(), "skip the single-thread loops");
+      ("no-baselines", po::bool_switch(), "skip the single-thread loops")
+      ("by-length", po::bool_switch(), "GRF phase keeps M_t too, as `grf --by-length` (default: Phi only, as `grf`)");
 }
 
 namespace {
@@ -89,6 +90,7 @@ int run_bench(const CommandContext& ctx) {
       if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
   });
   const std::int64_t repeats = vm["walk-repeats"].as<std::int64_t>();
+  const LengthResolvedRows length_resolved = vm["by-length"].as<bool>() ? LengthResolvedRows::keep : LengthResolvedRows::drop;
   collective_try(comm, [&] {
     if (repeats < 1) throw InputError("--walk-repeats: must be at least 1 (got " + std::to_string(repeats) + ")");
   });
@@ -142,13 +144,14 @@ int run_bench(const CommandContext& ctx) {
               per_hop_vs_iid.push_back(rates[static_cast<size_t>(iid - active.begin())][static_cast<size_t>(round)] /
                                        rates[k][static_cast<size_t>(round)]);
           const double bytes_per_hop = static_cast<double>(comm.sum(s.bytes_sent)) / static_cast<double>(std::max<std::int64_t>(1, s.hops));
-          // The whole GRF construction: walks, deposits to start owners, length-resolved assembly, Phi.
+          // The whole GRF construction as `grf` does it: walks, deposits to start owners, Phi (and M_t with
+          // --by-length).
           // Its peak memory per rank is measured on its own, against graph + output held + in-flight cap.
           KernelSpec kernel;
-          const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1);
+          const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1, length_resolved);
           const bool peak_reset = reset_peak_memory();
           Timer grf_timer;
-          const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
+          const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log, WalkLimits{}, length_resolved);
           const double grf_seconds = comm.max(grf_timer.seconds());
           const double grf_rate = static_cast<double>(run.walks[0].hops) / grf_seconds;
           const double mem = peak_memory_mib();
@@ -169,7 +172,7 @@ int run_bench(const CommandContext& ctx) {
             line << " baseline_single=" << fmt(base.one_at_a_time / 1e6, 2) << "M baseline_interleaved="
                  << fmt(base.interleaved / 1e6, 2) << "M walk_vs_interleaved=" << fmt(walk_rate / base.interleaved, 2)
                  << " grf_vs_interleaved=" << fmt(grf_rate / base.interleaved, 2);
-          line << " walk_repeats=" << repeats;
+          line << " walk_repeats=" << repeats << " by_length=" << (length_resolved == LengthResolvedRows::keep ? "yes" : "no");
           if (!per_hop_vs_iid.empty() && coupling != Coupling::iid)
             line << " per_hop_vs_iid=" << fmt(median_of(per_hop_vs_iid), 2);
           log.result(line.str());

@@ -90,13 +90,15 @@ int run_grf(const CommandContext& ctx) {
   log.info("kernel      " + describe(kernel) + ", estimator " + estimator_name(estimator));
 
   // Refused before walking when the walks cannot fit (two-ensemble runs walk twice).
-  const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, ensembles(estimator));
+  // M_t is held only when /grf_by_length is written.
+  const LengthResolvedRows length_resolved = ctx.vm["by-length"].as<bool>() ? LengthResolvedRows::keep : LengthResolvedRows::drop;
+  const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, ensembles(estimator), length_resolved);
   log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: one entry per visit)");
   check_memory_fits(comm, comm.max(estimate.total()), memory_limit_per_rank(comm, graph_options.memory_limit),
                     "walking (" + std::to_string(walk.walkers) + " walkers per node, " +
                         (walk.fixed_length ? "exactly " + std::to_string(walk.max_length) + " hops" : "p_halt " + fmt(walk.p_halt)) + ")");
   const RunPhase walking("walking " + graph_options.graph);
-  const GrfRun run = compute_grf(g, kernel, walk, estimator, log);
+  const GrfRun run = compute_grf(g, kernel, walk, estimator, log, WalkLimits{}, length_resolved);
   const NnzSummary nnz = nnz_per_row(comm, run.phi[0]);
   report_grf(log, run, nnz, walk, g.n_global());
   for (const auto& w : run.walks) phases.add("walk", w.walk_seconds);

@@ -4,30 +4,67 @@
 
 namespace graphrf {
 
-void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
-                                std::int64_t walkers) {
-  if (m.indptr.empty()) m.indptr.push_back(0);
-  // The n unit loads at (start, step 0), as one deposit carrying their exact sum n.
+namespace {
+
+// Adds the n unit loads at (start, step 0) as one deposit carrying their exact sum n (step 0 is not
+// deposited by the walk engine), then sorts the visits by (column, step), equal keys by ascending load:
+// a fixed order, whatever order the visits arrived in. (col, step) is packed into one integer key: columns
+// stay below 2^43 and steps below 2^20 (max_length is at most 100000), so the packed order is the
+// (col, step) order and comparisons are cheap.
+void sort_visits(std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers) {
   visits.push_back(Deposit{global_row, static_cast<double>(walkers), 0, 0});
-  // (col, step) packed into one integer key: columns stay below 2^43 and steps below 2^20 (max_length
-  // is at most 100000), so the packed order is the (col, step) order and comparisons are cheap. Equal
-  // keys add up in ascending order of load: a fixed order, whatever order the visits arrived in.
   std::sort(visits.begin(), visits.end(), [](const Deposit& a, const Deposit& b) {
     const auto ka = (static_cast<std::uint64_t>(a.col) << 20) | static_cast<std::uint64_t>(a.step);
     const auto kb = (static_cast<std::uint64_t>(b.col) << 20) | static_cast<std::uint64_t>(b.step);
     return ka < kb || (ka == kb && a.load < b.load);
   });
+}
+
+// Calls emit(col, step, M_t[i, col]) for every (col, step) of the sorted visits, in that order.
+template <class Emit>
+void for_each_length_resolved_entry(const std::vector<Deposit>& visits, std::int64_t walkers, Emit&& emit) {
   const double inv_n = 1.0 / static_cast<double>(walkers);
   for (auto it = visits.begin(), end = visits.end(); it != end;) {
     double sum = 0;
     auto run = it;
     for (; run != end && run->col == it->col && run->step == it->step; ++run) sum += run->load;
-    m.col.push_back(it->col);
-    m.length.push_back(it->step);
-    m.value.push_back(sum * inv_n);
+    emit(it->col, it->step, sum * inv_n);
     it = run;
   }
+}
+
+}  // namespace
+
+void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
+                                std::int64_t walkers) {
+  if (m.indptr.empty()) m.indptr.push_back(0);
+  sort_visits(visits, global_row, walkers);
+  for_each_length_resolved_entry(visits, walkers, [&](std::int64_t col, std::int32_t step, double value) {
+    m.col.push_back(col);
+    m.length.push_back(step);
+    m.value.push_back(value);
+  });
   m.indptr.push_back(static_cast<std::int64_t>(m.col.size()));
+}
+
+void append_grf_row(SparseRows& phi, std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
+                    std::span<const double> f) {
+  if (phi.indptr.empty()) phi.indptr.push_back(0);
+  sort_visits(visits, global_row, walkers);
+  // The same products, summed in the same order, as append_combined_row over the length-resolved row.
+  std::int64_t open_col = -1;
+  double sum = 0;
+  for_each_length_resolved_entry(visits, walkers, [&](std::int64_t col, std::int32_t step, double value) {
+    if (col != open_col) {
+      if (open_col >= 0) phi.value.push_back(sum);
+      phi.col.push_back(col);
+      open_col = col;
+      sum = 0;
+    }
+    if (static_cast<size_t>(step) < f.size()) sum += f[static_cast<size_t>(step)] * value;
+  });
+  if (open_col >= 0) phi.value.push_back(sum);
+  phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
 }
 
 void append_combined_row(SparseRows& phi, const LengthResolvedGrf& m, std::int64_t i, std::span<const double> f) {

@@ -15,7 +15,7 @@ double bytes_of(const V& v) {
 }
 
 constexpr double kWalkerBytes = 40, kDepositBytes = 24;
-constexpr double kLengthResolvedEntryBytes = 8 + 4 + 8, kPhiEntryBytes = 8 + 8, kRowBytes = 2 * 8;
+constexpr double kLengthResolvedEntryBytes = 8 + 4 + 8, kPhiEntryBytes = 8 + 8, kIndptrBytes = 8;
 
 }  // namespace
 
@@ -34,7 +34,8 @@ std::int64_t expected_entries(const WalkOptions& walk, std::int64_t n_local) {
   return static_cast<std::int64_t>(std::ceil(visits * 1.02)) + 1024;  // room for the spread of a sum of walks
 }
 
-GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk, const WalkLimits& limits, int ensembles) {
+GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk, const WalkLimits& limits, int ensembles,
+                              LengthResolvedRows length_resolved) {
   GrfMemory m;
   const double rows = static_cast<double>(g.n_local());
   // The engine's arcs: the graph's, plus at most one self-loop per row under --weights combinatorial.
@@ -44,7 +45,9 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
                   bytes_of(g.weight) + bytes_of(g.normalized_weight) + bytes_of(g.degree) + bytes_of(g.ghosts) +
                   bytes_of(g.ghost_degree) + 8 * (rows + 1) + 16 * arcs + (walk.step == StepRule::weighted ? 8 * arcs : 0);
   const double entries = static_cast<double>(expected_entries(walk, g.n_local()));
-  m.output_bytes = ensembles * (entries * (kLengthResolvedEntryBytes + kPhiEntryBytes) + rows * kRowBytes);
+  const bool keep = length_resolved == LengthResolvedRows::keep;
+  m.output_bytes = ensembles * (entries * ((keep ? kLengthResolvedEntryBytes : 0) + kPhiEntryBytes) +
+                                rows * kIndptrBytes * (keep ? 2 : 1));
   // Open rows' visits (vectors up to twice their size), the walker queue and per-destination batches of
   // walkers and deposits, each possibly twice (being filled and being sent).
   const double open_rows = static_cast<double>(std::min<std::int64_t>(open_row_limit(walk, limits), std::max<std::int64_t>(g.n_local(), 1)));
@@ -64,7 +67,7 @@ GrfMemory grf_memory_with_output(const GrfMemory& estimate, const GrfRun& run) {
   for (size_t e = 0; e < run.phi.size(); ++e)
     m.output_bytes += static_cast<double>(run.by_length[e].col.size()) * kLengthResolvedEntryBytes +
                       static_cast<double>(run.phi[e].col.size()) * kPhiEntryBytes +
-                      static_cast<double>(run.by_length[e].indptr.size()) * kRowBytes;
+                      static_cast<double>(run.by_length[e].indptr.size() + run.phi[e].indptr.size()) * kIndptrBytes;
   return m;
 }
 

@@ -14,16 +14,23 @@ constexpr size_t kSlotKeepCapacity = size_t{1} << 14;
 
 GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, std::int64_t walkers,
                                  std::vector<double> f, std::int64_t max_open_rows, std::int64_t expected_entries,
-                                 std::vector<bool> starts)
-    : first_row_(first_row), n_local_(n_local), walkers_(walkers), f_(std::move(f)), starts_(std::move(starts)) {
+                                 std::vector<bool> starts, LengthResolvedRows rows)
+    : first_row_(first_row),
+      n_local_(n_local),
+      walkers_(walkers),
+      f_(std::move(f)),
+      starts_(std::move(starts)),
+      keep_by_length_(rows == LengthResolvedRows::keep) {
   open_.resize(static_cast<size_t>(std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1))));
   const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
-  auto& m = out_.by_length;
-  m.indptr.reserve(static_cast<size_t>(n_local) + 1);
-  m.indptr.push_back(0);
-  m.col.reserve(entries);
-  m.length.reserve(entries);
-  m.value.reserve(entries);
+  if (keep_by_length_) {
+    auto& m = out_.by_length;
+    m.indptr.reserve(static_cast<size_t>(n_local) + 1);
+    m.indptr.push_back(0);
+    m.col.reserve(entries);
+    m.length.reserve(entries);
+    m.value.reserve(entries);
+  }
   auto& phi = out_.phi;
   phi.indptr.reserve(static_cast<size_t>(n_local) + 1);
   phi.indptr.push_back(0);
@@ -57,8 +64,12 @@ void GrfRowAssembler::build_complete_rows() {
     const auto visits = static_cast<std::int64_t>(r.visits.size());
     const bool starts = starts_.empty() || starts_[static_cast<size_t>(next_row_)];
     if (r.walkers_done < (starts ? walkers_ : 0) || visits != r.hops_done) return;
-    append_length_resolved_row(out_.by_length, r.visits, first_row_ + next_row_, walkers_);
-    append_combined_row(out_.phi, out_.by_length, next_row_, f_);
+    if (keep_by_length_) {
+      append_length_resolved_row(out_.by_length, r.visits, first_row_ + next_row_, walkers_);
+      append_combined_row(out_.phi, out_.by_length, next_row_, f_);
+    } else {
+      append_grf_row(out_.phi, r.visits, first_row_ + next_row_, walkers_, f_);
+    }
     pending_ -= visits;
     r.visits.clear();
     if (r.visits.capacity() <= kSlotKeepCapacity) spare_.push_back(std::move(r.visits));

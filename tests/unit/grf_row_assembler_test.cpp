@@ -78,8 +78,8 @@ Dense dense_reference(const std::vector<std::vector<Item>>& rows, const std::vec
 // Feeds every item in `order` (pairs of row, item index) and checks after each one that exactly the
 // leading rows whose items have all been fed are built.
 AssembledGrf feed(const std::vector<std::vector<Item>>& rows, const std::vector<std::pair<size_t, size_t>>& order,
-                  const std::vector<double>& f) {
-  GrfRowAssembler a(kFirstRow, kRows, kWalkers, f, kRows, 0);
+                  const std::vector<double>& f, LengthResolvedRows length_resolved = LengthResolvedRows::keep) {
+  GrfRowAssembler a(kFirstRow, kRows, kWalkers, f, kRows, 0, {}, length_resolved);
   std::vector<size_t> fed(kRows, 0);
   for (const auto& [i, k] : order) {
     const Item& item = rows[i][k];
@@ -127,6 +127,25 @@ TEST(GrfRowAssembler, ShuffledArrivalsGiveTheDenseRowsBitwise) {
     for (std::int64_t i = 0; i < kRows; ++i)
       for (auto e = phi.indptr[size_t(i)]; e < phi.indptr[size_t(i) + 1]; ++e)
         EXPECT_EQ(phi.value[size_t(e)], (want.phi.at({i, phi.col[size_t(e)]})));
+  }
+}
+
+TEST(GrfRowAssembler, PhiWithoutLengthResolvedRowsIsBitwiseTheSame) {
+  std::mt19937_64 rng(12);
+  const auto rows = synthetic_walks(rng);
+  const std::vector<double> f = {0.75, -0.5, 0.3, 0.2, 0.1};
+  const Dense want = dense_reference(rows, f);
+  for (int trial = 0; trial < 3; ++trial) {
+    const AssembledGrf got = feed(rows, shuffled_order(rows, rng), f, LengthResolvedRows::drop);
+    EXPECT_TRUE(got.by_length.col.empty());
+    const auto& phi = got.phi;
+    ASSERT_EQ(phi.n_local(), kRows);
+    ASSERT_EQ(phi.col.size(), want.phi.size());
+    for (std::int64_t i = 0; i < kRows; ++i)
+      for (auto e = phi.indptr[size_t(i)]; e < phi.indptr[size_t(i) + 1]; ++e) {
+        EXPECT_EQ(phi.value[size_t(e)], (want.phi.at({i, phi.col[size_t(e)]})));  // bitwise
+        if (e > phi.indptr[size_t(i)]) EXPECT_LT(phi.col[size_t(e) - 1], phi.col[size_t(e)]);
+      }
   }
 }
 

@@ -23,6 +23,10 @@ struct LengthResolvedGrf {
   std::int64_t n_local() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
 };
 
+// Whether GRF construction keeps M_t (for /grf_by_length, heads sharing walks, GP operators) or builds Phi
+// only: M_t takes 20 bytes per entry on top of Phi's 16.
+enum class LengthResolvedRows { keep, drop };
+
 // Sparse rows with ascending columns (CSR of this rank's rows).
 struct SparseRows {
   std::vector<std::int64_t> indptr;
@@ -36,6 +40,11 @@ struct SparseRows {
 // with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
 void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
                                 std::int64_t walkers);
+
+// Appends the row of Phi = sum_t f_t M_t straight from the visits, without keeping M_t: bitwise the row
+// append_length_resolved_row then append_combined_row build (`visits` is reordered).
+void append_grf_row(SparseRows& phi, std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
+                    std::span<const double> f);
 
 // Appends row i of Phi = sum_t f_t M_t (terms beyond f's length count as zero).
 void append_combined_row(SparseRows& phi, const LengthResolvedGrf& m, std::int64_t i, std::span<const double> f);

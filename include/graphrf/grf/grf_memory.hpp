@@ -1,7 +1,7 @@
 #pragma once
 // Memory per rank of GRF construction with streaming assembly: this rank's share of the graph (with the
 // walk engine's arc table), its share of the output (/grf and /grf_by_length rows of every ensemble),
-// and the fixed in-flight cap (visits of open rows, walker and deposit batches). The estimate is printed
+// (M_t only when kept), and the fixed in-flight cap (visits of open rows, walker and deposit batches). The estimate is printed
 // before walking; after walking the same terms with the real output size are compared with the measured
 // peak. The general memory check of a run builds on these figures.
 #include <cstdint>
@@ -29,7 +29,8 @@ std::int64_t expected_entries(const WalkOptions& walk, std::int64_t n_local);
 
 // Before walking, from the graph, the options and the expected number of visits (an upper bound on the
 // output: visits to the same node at the same step share an entry).
-GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk, const WalkLimits& limits, int ensembles);
+GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk, const WalkLimits& limits, int ensembles,
+                              LengthResolvedRows length_resolved);
 int ensembles(GrfEstimator estimator);
 // The estimate with the output this rank actually holds after the run.
 GrfMemory grf_memory_with_output(const GrfMemory& estimate, const GrfRun& run);

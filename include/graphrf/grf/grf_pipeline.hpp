@@ -26,7 +26,7 @@ struct GrfRun {
   GrfEstimator estimator = GrfEstimator::symmetric;
   std::vector<double> alpha;                 // alpha_0..alpha_T of the kernel (T = max_length)
   std::vector<double> f;                     // the modulation the rows were combined with
-  std::vector<LengthResolvedGrf> by_length;  // one per ensemble
+  std::vector<LengthResolvedGrf> by_length;  // one per ensemble (empty under LengthResolvedRows::drop)
   std::vector<SparseRows> phi;               // one per ensemble
   std::vector<WalkStatistics> walks;         // one per ensemble
   double assemble_seconds = 0;              // after the walks (rows are assembled while they run)
@@ -34,9 +34,11 @@ struct GrfRun {
   double truncation_bias_bound = 0;  // bound on ||E[estimate] - M||_2 from stopping walks at max_length
 };
 
-// Validates the kernel against W's spectral radius and warns about negative f. Collective.
+// Validates the kernel against W's spectral radius and warns about negative f. Collective. With
+// LengthResolvedRows::drop, by_length holds empty matrices and only Phi is built (the same bits).
 GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk, GrfEstimator estimator,
-                   const Log& log, const WalkLimits& limits = {});
+                   const Log& log, const WalkLimits& limits = {},
+                   LengthResolvedRows length_resolved = LengthResolvedRows::keep);
 
 // nnz per row over all ranks.
 struct NnzSummary {

@@ -2,7 +2,7 @@
 // Streaming assembly of GRF rows while the walks run. The walk engine hands this sink the visits of walks
 // started at this rank's nodes and each walker's hop count when it ends; a row is complete once all n
 // walkers have ended and as many visits as their hops have arrived. Complete rows are built in ascending
-// row order (length-resolved row M_t[i, .], then Phi[i, .] = sum_t f_t M_t[i, .]) and their visits
+// row order (length-resolved row M_t[i, .], then Phi[i, .] = sum_t f_t M_t[i, .], or Phi alone) and their visits
 // released, so memory is the output plus at most `max_open_rows` rows of visits: the engine starts a row
 // only while it lies within that window after the oldest unfinished row. Each row is summed in the fixed
 // order of append_length_resolved_row, so the result does not depend on arrival order, rank count or
@@ -26,8 +26,10 @@ class GrfRowAssembler final : public DepositSink {
   // Rows are global indices first_row .. first_row + n_local - 1. `expected_entries` sizes the output
   // arrays' reservation (address space only: pages are touched as rows are written). `starts` marks the
   // rows where walkers start (empty: every row); the others start none (start_every) and hold M_0 = I only.
+  // With LengthResolvedRows::drop only Phi is built (by_length stays empty), bitwise the same rows.
   GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, std::int64_t walkers, std::vector<double> f,
-                  std::int64_t max_open_rows, std::int64_t expected_entries, std::vector<bool> starts = {});
+                  std::int64_t max_open_rows, std::int64_t expected_entries, std::vector<bool> starts = {},
+                  LengthResolvedRows rows = LengthResolvedRows::keep);
 
   void add_visits(std::uint32_t row, std::span<const Deposit> visits) override;
   void walker_finished(std::uint32_t row, std::int32_t hops) override;
@@ -52,6 +54,7 @@ class GrfRowAssembler final : public DepositSink {
   std::int64_t first_row_, n_local_, walkers_;
   std::vector<double> f_;
   std::vector<bool> starts_;
+  bool keep_by_length_;
   std::vector<OpenRow> open_;   // ring: row r lives in slot r % size while open
   // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
   // once, however wide the window.
