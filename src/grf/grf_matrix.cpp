@@ -6,13 +6,10 @@ namespace graphrf {
 
 namespace {
 
-// Adds the n unit loads at (start, step 0) as one deposit carrying their exact sum n (step 0 is not
-// deposited by the walk engine), then sorts the visits by (column, step), equal keys by ascending load:
-// a fixed order, whatever order the visits arrived in. (col, step) is packed into one integer key: columns
-// stay below 2^43 and steps below 2^20 (max_length is at most 100000), so the packed order is the
-// (col, step) order and comparisons are cheap.
-void sort_visits(std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers) {
-  visits.push_back(Deposit{global_row, static_cast<double>(walkers), 0, 0});
+// Sorts the visits by (column, step), equal keys by ascending load: a fixed order, whatever order the
+// visits arrived in. (col, step) is packed into one integer key: columns stay below 2^43 and steps below 2^20
+// (max_length is at most 100000), so the packed order is the (col, step) order and comparisons are cheap.
+void sort_visits(std::vector<Deposit>& visits) {
   std::sort(visits.begin(), visits.end(), [](const Deposit& a, const Deposit& b) {
     const auto ka = (static_cast<std::uint64_t>(a.col) << 20) | static_cast<std::uint64_t>(a.step);
     const auto kb = (static_cast<std::uint64_t>(b.col) << 20) | static_cast<std::uint64_t>(b.step);
@@ -20,17 +17,26 @@ void sort_visits(std::vector<Deposit>& visits, std::int64_t global_row, std::int
   });
 }
 
-// Calls emit(col, step, M_t[i, col]) for every (col, step) of the sorted visits, in that order.
+// Calls emit(col, step, M_t[i, col]) for every (col, step) of the sorted visits, in that order, with M_0's
+// entry (global_row, 0) in its place. Step 0 is not deposited by the walk engine: every walker is at its
+// start node with load 1 then, so the entry is the exact sum n of the n unit loads, times 1/n.
 template <class Emit>
-void for_each_length_resolved_entry(const std::vector<Deposit>& visits, std::int64_t walkers, Emit&& emit) {
+void for_each_length_resolved_entry(const std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
+                                    Emit&& emit) {
   const double inv_n = 1.0 / static_cast<double>(walkers);
+  bool home_done = false;
   for (auto it = visits.begin(), end = visits.end(); it != end;) {
+    if (!home_done && it->col >= global_row) {  // (global_row, 0) precedes every (global_row, t >= 1)
+      emit(global_row, 0, static_cast<double>(walkers) * inv_n);
+      home_done = true;
+    }
     double sum = 0;
     auto run = it;
     for (; run != end && run->col == it->col && run->step == it->step; ++run) sum += run->load;
     emit(it->col, it->step, sum * inv_n);
     it = run;
   }
+  if (!home_done) emit(global_row, 0, static_cast<double>(walkers) * inv_n);
 }
 
 }  // namespace
@@ -38,8 +44,8 @@ void for_each_length_resolved_entry(const std::vector<Deposit>& visits, std::int
 void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
                                 std::int64_t walkers) {
   if (m.indptr.empty()) m.indptr.push_back(0);
-  sort_visits(visits, global_row, walkers);
-  for_each_length_resolved_entry(visits, walkers, [&](std::int64_t col, std::int32_t step, double value) {
+  sort_visits(visits);
+  for_each_length_resolved_entry(visits, global_row, walkers, [&](std::int64_t col, std::int32_t step, double value) {
     m.col.push_back(col);
     m.length.push_back(step);
     m.value.push_back(value);
@@ -50,11 +56,11 @@ void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visi
 void append_grf_row(SparseRows& phi, std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
                     std::span<const double> f) {
   if (phi.indptr.empty()) phi.indptr.push_back(0);
-  sort_visits(visits, global_row, walkers);
+  sort_visits(visits);
   // The same products, summed in the same order, as append_combined_row over the length-resolved row.
   std::int64_t open_col = -1;
   double sum = 0;
-  for_each_length_resolved_entry(visits, walkers, [&](std::int64_t col, std::int32_t step, double value) {
+  for_each_length_resolved_entry(visits, global_row, walkers, [&](std::int64_t col, std::int32_t step, double value) {
     if (col != open_col) {
       if (open_col >= 0) phi.value.push_back(sum);
       phi.col.push_back(col);
