@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "graphrf/core/sorted_unique.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 
 namespace graphrf {
@@ -129,20 +130,21 @@ PartitionQuality partition_quality(const Communicator& comm, const CanonicalGrap
   const int rank = comm.rank();
   const std::int64_t first = graph.first(rank);
   const auto n_local = static_cast<size_t>(graph.n_local(rank));
-  // Parts of remote neighbours, fetched once per distinct neighbour.
-  std::vector<std::int64_t> remote;
-  for (auto c : graph.col)
-    if (graph.dist.owner(c) != rank) remote.push_back(c);
-  std::sort(remote.begin(), remote.end());
-  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  // Parts of remote neighbours, fetched once per distinct neighbour; remote arcs numbered in arc order, the
+  // order the loop below meets them.
+  const auto is_local = [&](std::int64_t c) { return c >= first && c < first + static_cast<std::int64_t>(n_local); };
+  SortedUnique remote;
+  {
+    std::vector<std::int64_t> remote_arcs;
+    for (auto c : graph.col)
+      if (!is_local(c)) remote_arcs.push_back(c);
+    remote = sorted_unique(remote_arcs, static_cast<std::uint64_t>(graph.dist.total()));
+  }
   // The answering side only sees its own part vector; pass it through a lambda.
   const auto remote_part = request_reply<int>(
-      comm, std::span<const std::int64_t>(remote), [&](std::int64_t c) { return graph.dist.owner(c); },
+      comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
       [&](std::int64_t c) { return part[static_cast<size_t>(c - first)]; });
-  auto part_of = [&](std::int64_t c) {
-    if (graph.dist.owner(c) == rank) return part[static_cast<size_t>(c - first)];
-    return remote_part[static_cast<size_t>(std::lower_bound(remote.begin(), remote.end(), c) - remote.begin())];
-  };
+  size_t next_remote_arc = 0;
   std::int64_t cut = 0;
   std::vector<std::int64_t> nodes(static_cast<size_t>(n_parts), 0), arcs(static_cast<size_t>(n_parts), 0);
   for (size_t i = 0; i < n_local; ++i) {
@@ -151,7 +153,9 @@ PartitionQuality partition_quality(const Communicator& comm, const CanonicalGrap
     arcs[static_cast<size_t>(part[i])] += graph.row_ptr[i + 1] - graph.row_ptr[i];
     for (auto k = graph.row_ptr[i]; k < graph.row_ptr[i + 1]; ++k) {
       const std::int64_t v = graph.col[static_cast<size_t>(k)];
-      if (u < v && part_of(v) != part[i]) ++cut;
+      const int part_of_v = is_local(v) ? part[static_cast<size_t>(v - first)]
+                                        : remote_part[static_cast<size_t>(remote.slot[next_remote_arc++])];
+      if (u < v && part_of_v != part[i]) ++cut;
     }
   }
   nodes = comm.allreduce(nodes, MPI_SUM);

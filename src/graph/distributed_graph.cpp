@@ -5,6 +5,7 @@
 
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
+#include "graphrf/core/sorted_unique.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
@@ -23,6 +24,28 @@ std::int64_t DistributedGraph::ghost_slot(std::int64_t global) const {
   auto it = std::lower_bound(ghosts.begin(), ghosts.end(), global);
   return (it != ghosts.end() && *it == global) ? it - ghosts.begin() : -1;
 }
+
+namespace {
+
+// Every arc's source (see DistributedGraph::arc_sources) and the ghosts: the distinct columns this rank does
+// not own, ascending.
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> arc_sources_and_ghosts(const DistributedGraph& g) {
+  std::vector<std::int64_t> remote;
+  for (auto c : g.col)
+    if (!g.owns(c)) remote.push_back(c);
+  SortedUnique ghosts = sorted_unique(remote, static_cast<std::uint64_t>(g.n_global()));
+  std::vector<std::int64_t> source(g.col.size());
+  size_t next = 0;
+  for (size_t k = 0; k < g.col.size(); ++k) {
+    const auto c = g.col[k];
+    source[k] = g.owns(c) ? c - g.first() : -1 - ghosts.slot[next++];
+  }
+  return {std::move(source), std::move(ghosts.values)};
+}
+
+}  // namespace
+
+std::vector<std::int64_t> DistributedGraph::arc_sources() const { return arc_sources_and_ghosts(*this).first; }
 
 DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part) {
   Timer timer;
@@ -44,18 +67,23 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
     for (size_t r = 0; r < p; ++r) next[r] = offsets[r] + below[r];
     for (size_t i = 0; i < n_local; ++i) new_index[i] = next[static_cast<size_t>(part[i])]++;
   }
-  // New indices of remote neighbours, asked once per distinct neighbour.
-  std::vector<std::int64_t> remote;
-  for (auto c : graph.col)
-    if (graph.dist.owner(c) != rank) remote.push_back(c);
-  std::sort(remote.begin(), remote.end());
-  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  // New indices of remote neighbours, asked once per distinct neighbour. Remote arcs are numbered in arc order,
+  // which is the order the rows are shipped in below.
+  const auto is_local = [&](std::int64_t c) { return c >= first && c < first + static_cast<std::int64_t>(n_local); };
+  SortedUnique remote;
+  {
+    std::vector<std::int64_t> remote_arcs;
+    for (auto c : graph.col)
+      if (!is_local(c)) remote_arcs.push_back(c);
+    remote = sorted_unique(remote_arcs, static_cast<std::uint64_t>(graph.dist.total()));
+  }
   const auto remote_new = request_reply<std::int64_t>(
-      comm, std::span<const std::int64_t>(remote), [&](std::int64_t c) { return graph.dist.owner(c); },
+      comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
       [&](std::int64_t c) { return new_index[static_cast<size_t>(c - first)]; });
+  size_t next_remote_arc = 0;
   auto renumber = [&](std::int64_t c) {
-    if (c >= first && c < first + static_cast<std::int64_t>(n_local)) return new_index[static_cast<size_t>(c - first)];
-    return remote_new[static_cast<size_t>(std::lower_bound(remote.begin(), remote.end(), c) - remote.begin())];
+    if (is_local(c)) return new_index[static_cast<size_t>(c - first)];
+    return remote_new[static_cast<size_t>(remote.slot[next_remote_arc++])];
   };
 
   // Ship every row to its new owner; rows keep their canonical neighbour order.
@@ -111,10 +139,8 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   }
 
   // Ghosts, their degrees, and the symmetric normalisation.
-  for (auto c : g.col)
-    if (!g.owns(c)) g.ghosts.push_back(c);
-  std::sort(g.ghosts.begin(), g.ghosts.end());
-  g.ghosts.erase(std::unique(g.ghosts.begin(), g.ghosts.end()), g.ghosts.end());
+  auto [source, ghosts] = arc_sources_and_ghosts(g);
+  g.ghosts = std::move(ghosts);
   g.ghost_exchange = GhostExchange(comm, g.dist, g.ghosts);
   g.degree.assign(n_mine, 0.0);
   for (size_t i = 0; i < n_mine; ++i)
@@ -124,9 +150,8 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   g.normalized_weight.resize(g.col.size());
   for (size_t i = 0; i < n_mine; ++i)
     for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-      const auto c = g.col[static_cast<size_t>(k)];
-      const double dj = g.owns(c) ? g.degree[static_cast<size_t>(c - g.first())]
-                                  : g.ghost_degree[static_cast<size_t>(g.ghost_slot(c))];
+      const auto s = source[static_cast<size_t>(k)];
+      const double dj = s >= 0 ? g.degree[static_cast<size_t>(s)] : g.ghost_degree[static_cast<size_t>(-1 - s)];
       g.normalized_weight[static_cast<size_t>(k)] = g.weight[static_cast<size_t>(k)] / std::sqrt(g.degree[i] * dj);
     }
   g.report.distribute_seconds = comm.max(timer.seconds());

@@ -31,16 +31,17 @@ std::vector<std::int64_t> connected_component_labels(const DistributedGraph& g) 
     l = std::min(l, g.canonical_index[i]);
   }
   std::vector<std::int64_t> label(n), ghost_label(g.ghosts.size());
+  const std::vector<std::int64_t> source = g.arc_sources();
   for (size_t i = 0; i < n; ++i) label[i] = root_label[static_cast<size_t>(find(static_cast<std::int64_t>(i)))];
   for (;;) {
     g.ghost_exchange.exchange<std::int64_t>(label, ghost_label);
     int changed = 0;
     for (size_t i = 0; i < n; ++i)
       for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-        const auto c = g.col[static_cast<size_t>(k)];
-        if (g.owns(c)) continue;
+        const auto s = source[static_cast<size_t>(k)];
+        if (s >= 0) continue;
         auto& l = root_label[static_cast<size_t>(find(static_cast<std::int64_t>(i)))];
-        const auto other = ghost_label[static_cast<size_t>(g.ghost_slot(c))];
+        const auto other = ghost_label[static_cast<size_t>(-1 - s)];
         if (other < l) {
           l = other;
           changed = 1;

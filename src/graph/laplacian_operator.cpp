@@ -84,11 +84,7 @@ DistributedOperator laplacian_operator(const DistributedGraph& g, bool combinato
   op.n_local = g.n_local();
   op.row_keys = g.canonical_index;
   // Where each arc's neighbour row lives: >= 0 owned local row, < 0 ghost slot (-1 - slot). Computed once.
-  auto source = std::make_shared<std::vector<std::int64_t>>(g.col.size());
-  for (size_t k = 0; k < g.col.size(); ++k) {
-    const auto c = g.col[k];
-    (*source)[k] = g.owns(c) ? c - g.first() : -1 - g.ghost_slot(c);
-  }
+  auto source = std::make_shared<std::vector<std::int64_t>>(g.arc_sources());
   op.apply = [&g, source, combinatorial](const Eigen::MatrixXd& x, Eigen::MatrixXd& y) {
     const Eigen::Index b = x.cols();
     // Ghost exchange of whole rows: pack rows contiguously (Eigen is column-major).

@@ -52,6 +52,9 @@ struct DistributedGraph {
   }
   // Position of a ghost in `ghosts` (binary search); -1 if not a ghost.
   std::int64_t ghost_slot(std::int64_t global) const;
+  // Where each arc's neighbour lives: >= 0 its owned local row, < 0 its ghost slot (-1 - slot). For loops over
+  // every arc: one radix sort, not a binary search per arc.
+  std::vector<std::int64_t> arc_sources() const;
 };
 
 // Relabels the canonical graph by `part` (one part per rank) and moves every row to its owner. Collective.
