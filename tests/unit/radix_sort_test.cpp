@@ -1,5 +1,5 @@
 // radix_sort_by_key against std::stable_sort on the keys: same order, ties in input order, for key bounds that
-// need zero, one, two and three 11-bit passes.
+// need zero, one, two and three 11-bit passes; sorted_unique against sort + unique + a binary search per entry.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphrf/core/radix_sort.hpp"
+#include "graphrf/core/sorted_unique.hpp"
 
 namespace graphrf {
 namespace {
@@ -24,6 +25,24 @@ TEST(RadixSort, MatchesAStableComparisonSort) {
       std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       radix_sort_by_key(items, bound);
       EXPECT_EQ(items, expected) << "bound " << bound << ", n " << n;
+    }
+  }
+}
+
+TEST(SortedUnique, DistinctValuesAndEachEntrysPosition) {
+  std::mt19937_64 rng(8);
+  for (const std::uint64_t bound : {std::uint64_t{1}, std::uint64_t{100}, std::uint64_t{1} << 24}) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5000}}) {
+      std::vector<std::int64_t> entries(n);
+      for (auto& e : entries) e = static_cast<std::int64_t>(rng() % bound);
+      std::vector<std::int64_t> distinct = entries;
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      const SortedUnique got = sorted_unique(entries, bound);
+      EXPECT_EQ(got.values, distinct);
+      ASSERT_EQ(got.slot.size(), n);
+      for (std::size_t k = 0; k < n; ++k)
+        EXPECT_EQ(got.slot[k], std::lower_bound(distinct.begin(), distinct.end(), entries[k]) - distinct.begin());
     }
   }
 }
