@@ -18,7 +18,11 @@ constexpr int kWalkerTag = 7401;
 constexpr int kDepositTag = 7402;
 // A deposit with this column is a completion record: a walker from start row .row ended after .step hops.
 constexpr std::int64_t kWalkerFinished = -1;
-constexpr double kDepositFlushSeconds = 0.1;  // deposit batches leave at least this often while busy
+// Walker and deposit batches leave at least this often while busy, not only when full: a row is built only
+// once its walkers' visits are all home, and rows start only within a window after the oldest unbuilt row,
+// so a walker or visit waiting in a part-filled batch (0.1% of hops cross ranks on a grid: a batch of 4096
+// walkers fills in 0.2 s) stalls its home rank once the window is full.
+constexpr double kBatchFlushSeconds = 0.005;
 
 struct Walker {
   std::int64_t start_id;  // original id of the start node: the key of every random draw
@@ -98,17 +102,17 @@ class WalkSimulation {
   WalkResult run() {
     Timer timer;
     last_progress_ = -1e300;
-    double last_deposit_flush = 0;
+    double last_flush = 0;
     while (!all_finished_) {
       receive_available();
       // Repelling: groups first, then the walkers that are alone (they run in lanes, see walk_engine.hpp).
       const bool grouped = repelling_ && work_groups();
       const bool worked = work() || grouped;
-      if (!worked) flush_walker_batches();
       const double now = timer.seconds();
-      if (!worked || now - last_deposit_flush >= kDepositFlushSeconds) {
+      if (!worked || now - last_flush >= kBatchFlushSeconds) {
+        flush_walker_batches();
         flush_deposit_batches();
-        last_deposit_flush = now;
+        last_flush = now;
       }
       reclaim_sends(false);
       advance_termination(!worked, now);

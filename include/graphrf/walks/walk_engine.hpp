@@ -6,7 +6,7 @@
 // work; receives are polled between work items; there is no per-step barrier. Every visit deposits the walker's
 // running load, which travels in batches to the owner of the walk's start node and is handed to its
 // DepositSink there, followed by a completion record (the walker's hop count) when the walker ends away
-// from home. Deposit batches also leave when the rank runs out of work or every 0.1 s, so that rows
+// from home. Walker and deposit batches also leave when the rank runs out of work or every 5 ms, so that rows
 // complete and release their memory.
 //
 // The load is the importance weight of Eq. 10 there, kept as a running product: it starts at 1 and each
