@@ -23,6 +23,7 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
       keep_by_length_(rows == LengthResolvedRows::keep) {
   open_.resize(static_cast<size_t>(std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1))));
   const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
+  first_visits_capacity_ = std::clamp<size_t>(2 * entries / static_cast<size_t>(std::max<std::int64_t>(n_local, 1)), 16, 4096);
   if (keep_by_length_) {
     auto& m = out_.by_length;
     m.indptr.reserve(static_cast<size_t>(n_local) + 1);
@@ -41,9 +42,14 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
 
 void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> visits) {
   auto& r = slot(row);
-  if (r.visits.capacity() == 0 && !spare_.empty()) {  // reuse the buffer of a built row: no fresh memory
-    r.visits = std::move(spare_.back());
-    spare_.pop_back();
+  if (r.visits.capacity() == 0) {
+    if (!spare_.empty()) {  // reuse the buffer of a built row: no fresh memory
+      r.visits = std::move(spare_.back());
+      spare_.pop_back();
+    } else {  // room for twice the expected visits: rows fed in many small pieces (from other ranks) then
+              // rarely grow by reallocation
+      r.visits.reserve(first_visits_capacity_);
+    }
   }
   r.visits.insert(r.visits.end(), visits.begin(), visits.end());
   pending_ += static_cast<std::int64_t>(visits.size());

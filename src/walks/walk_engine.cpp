@@ -82,8 +82,10 @@ class WalkSimulation {
     row_ptr_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i)
       row_ptr_[i + 1] = row_ptr_[i] + (g.row_ptr[i + 1] - g.row_ptr[i]) + (combinatorial_self_loop(o, g.degree[i]) > 0.0);
-    arcs_.resize(static_cast<size_t>(row_ptr_[n]));
-    if (o.step == StepRule::weighted) cumulative_.resize(arcs_.size());
+    // Reserved and appended rather than resized: the table is written once, not zeroed first (160 MB on a
+    // 10-arc-per-node graph of 10^6 nodes).
+    arcs_.reserve(static_cast<size_t>(row_ptr_[n]));
+    if (o.step == StepRule::weighted) cumulative_.reserve(arcs_.capacity());
     std::vector<WalkArc> row;
     for (size_t i = 0; i < n; ++i) {
       row.clear();
@@ -91,10 +93,9 @@ class WalkSimulation {
       append_walk_row(o, first_ + static_cast<std::int64_t>(i), g.col.data() + begin, g.normalized_weight.data() + begin,
                       g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], keep, row);
       double sum = 0;
-      for (size_t k = 0, out = static_cast<size_t>(row_ptr_[i]); k < row.size(); ++k, ++out) {
-        arcs_[out].target = row[k].target;
-        arcs_[out].factor = row[k].factor;
-        if (o.step == StepRule::weighted) cumulative_[out] = sum += row[k].step_weight;
+      for (const WalkArc& a : row) {
+        arcs_.push_back({a.target, a.factor});
+        if (o.step == StepRule::weighted) cumulative_.push_back(sum += a.step_weight);
       }
     }
   }

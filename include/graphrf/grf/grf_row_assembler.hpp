@@ -59,6 +59,7 @@ class GrfRowAssembler final : public DepositSink {
   // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
   // once, however wide the window.
   std::vector<std::vector<Deposit>> spare_;
+  size_t first_visits_capacity_ = 16;  // of a fresh row buffer
   std::int64_t next_row_ = 0;   // the oldest row not yet built
   std::int64_t pending_ = 0, peak_pending_ = 0;
   AssembledGrf out_;
