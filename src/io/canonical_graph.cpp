@@ -212,8 +212,8 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
   }
   // 3. Order by (src, dst, direction, weight): sorting by weight too makes sums independent of arrival order
   // (bitwise reproducible). Sources are this rank's rows, so a counting sort groups the records by row (one
-  // pass, where a comparison sort of all records took most of the load of a 10^7-node graph) and each row,
-  // a few dozen records, is sorted on its own. The peak is the same two copies the exchange above held.
+  // pass instead of a comparison sort of all records) and each row, a few dozen records, is sorted on its
+  // own. The peak is the same two copies the exchange above held.
   const std::int64_t first = g.dist.first(rank);
   const auto n_local = static_cast<size_t>(g.dist.count(rank));
   {
