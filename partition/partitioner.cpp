@@ -133,13 +133,8 @@ PartitionQuality partition_quality(const Communicator& comm, const CanonicalGrap
   // Parts of remote neighbours, fetched once per distinct neighbour; remote arcs numbered in arc order, the
   // order the loop below meets them.
   const auto is_local = [&](std::int64_t c) { return c >= first && c < first + static_cast<std::int64_t>(n_local); };
-  SortedUnique remote;
-  {
-    std::vector<std::int64_t> remote_arcs;
-    for (auto c : graph.col)
-      if (!is_local(c)) remote_arcs.push_back(c);
-    remote = sorted_unique(remote_arcs, static_cast<std::uint64_t>(graph.dist.total()));
-  }
+  const SortedUnique remote = sorted_unique_outside(graph.col, first, static_cast<std::int64_t>(n_local),
+                                                    static_cast<std::uint64_t>(graph.dist.total()));
   // The answering side only sees its own part vector; pass it through a lambda.
   const auto remote_part = request_reply<int>(
       comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },

@@ -30,10 +30,7 @@ namespace {
 // Every arc's source (see DistributedGraph::arc_sources) and the ghosts: the distinct columns this rank does
 // not own, ascending.
 std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> arc_sources_and_ghosts(const DistributedGraph& g) {
-  std::vector<std::int64_t> remote;
-  for (auto c : g.col)
-    if (!g.owns(c)) remote.push_back(c);
-  SortedUnique ghosts = sorted_unique(remote, static_cast<std::uint64_t>(g.n_global()));
+  SortedUnique ghosts = sorted_unique_outside(g.col, g.first(), g.n_local(), static_cast<std::uint64_t>(g.n_global()));
   std::vector<std::int64_t> source(g.col.size());
   size_t next = 0;
   for (size_t k = 0; k < g.col.size(); ++k) {
@@ -70,13 +67,8 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   // New indices of remote neighbours, asked once per distinct neighbour. Remote arcs are numbered in arc order,
   // which is the order the rows are shipped in below.
   const auto is_local = [&](std::int64_t c) { return c >= first && c < first + static_cast<std::int64_t>(n_local); };
-  SortedUnique remote;
-  {
-    std::vector<std::int64_t> remote_arcs;
-    for (auto c : graph.col)
-      if (!is_local(c)) remote_arcs.push_back(c);
-    remote = sorted_unique(remote_arcs, static_cast<std::uint64_t>(graph.dist.total()));
-  }
+  const SortedUnique remote = sorted_unique_outside(graph.col, first, static_cast<std::int64_t>(n_local),
+                                                    static_cast<std::uint64_t>(graph.dist.total()));
   const auto remote_new = request_reply<std::int64_t>(
       comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
       [&](std::int64_t c) { return new_index[static_cast<size_t>(c - first)]; });

@@ -47,5 +47,12 @@ TEST(SortedUnique, DistinctValuesAndEachEntrysPosition) {
   }
 }
 
+TEST(SortedUnique, OutsideARangeKeepsTheOrderOfTheEntriesLeft) {
+  const std::vector<std::int64_t> entries = {7, 2, 9, 3, 12, 7, 0, 5, 12};
+  const SortedUnique got = sorted_unique_outside(entries, 3, 4, 16);  // drops 3..6
+  EXPECT_EQ(got.values, (std::vector<std::int64_t>{0, 2, 7, 9, 12}));
+  EXPECT_EQ(got.slot, (std::vector<std::int64_t>{2, 1, 3, 4, 2, 0, 4}));  // 7 2 9 12 7 0 12
+}
+
 }  // namespace
 }  // namespace graphrf

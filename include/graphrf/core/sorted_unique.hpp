@@ -31,4 +31,14 @@ inline SortedUnique sorted_unique(std::span<const std::int64_t> entries, std::ui
   return out;
 }
 
+// The entries outside [first, first + count) (the columns a rank does not own), with slots numbered in the
+// order those entries appear.
+inline SortedUnique sorted_unique_outside(std::span<const std::int64_t> entries, std::int64_t first, std::int64_t count,
+                                          std::uint64_t bound) {
+  std::vector<std::int64_t> outside;
+  for (const auto e : entries)
+    if (e < first || e >= first + count) outside.push_back(e);
+  return sorted_unique(outside, bound);
+}
+
 }  // namespace graphrf
