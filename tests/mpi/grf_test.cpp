@@ -188,6 +188,24 @@ TEST(Grf, TwoOpenRowsHoldFewVisitsAndGiveTheSameRows) {
   EXPECT_GT(hops, 20 * 2 * o.walkers * o.max_length);
 }
 
+// `grf` without --by-length builds Phi without keeping M_t: the same rows, bitwise, for every ensemble.
+TEST(Grf, PhiWithoutLengthResolvedRowsIsTheSame) {
+  const auto g = load_on(world(), "random:400:4:2", "metis");
+  for (Coupling c : {Coupling::iid, Coupling::repelling}) {
+    WalkOptions o = options(4, 0.2, 16, 5);
+    o.coupling = c;
+    const auto keep = compute_grf(g, diffusion(0.8), o, GrfEstimator::two_ensembles, quiet_log());
+    const auto drop = compute_grf(g, diffusion(0.8), o, GrfEstimator::two_ensembles, quiet_log(), WalkLimits{},
+                                  LengthResolvedRows::drop);
+    ASSERT_EQ(drop.phi.size(), 2u);
+    for (size_t e = 0; e < 2; ++e) {
+      EXPECT_TRUE(drop.by_length[e].col.empty());
+      EXPECT_FALSE(keep.by_length[e].col.empty());
+      EXPECT_TRUE(phi_by_id(g, drop.phi[e]) == phi_by_id(g, keep.phi[e])) << coupling_name(c) << ", ensemble " << e;
+    }
+  }
+}
+
 namespace {
 // Every coupling, with the permutation sigma = 24351 (Reid et al. 2025b, Fig. 2) where one is needed.
 std::vector<WalkOptions> every_coupling(const WalkOptions& base) {
