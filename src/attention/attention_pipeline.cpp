@@ -68,7 +68,9 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
     } else {
       WalkOptions walk = config.walk;
       walk.ensemble = 2 * static_cast<std::uint64_t>(h);  // a walk ensemble per head (two with two-ensembles)
-      r.grf = compute_grf(g, r.kernel, walk, config.estimator, log, limits);
+      const bool keep = config.keep_length_resolved || (config.shared_walks && qkv.heads > 1);
+      r.grf = compute_grf(g, r.kernel, walk, config.estimator, log, limits,
+                          keep ? LengthResolvedRows::keep : LengthResolvedRows::drop);
     }
     compute_features(comm, qkv, h, config, r);
     r.policy = resolve_normalizer_policy(config.normalizer, config.normalizer_eps, r.grf.f, config.features.kind);

@@ -205,6 +205,7 @@ int run_attention_command(const CommandContext& ctx) {
     config.walk = walk_options_from(vm);
     config.estimator = parse_estimator(vm["estimator"].as<std::string>());
     config.shared_walks = vm["shared-walks"].as<bool>();
+    config.keep_length_resolved = save_grf && vm["by-length"].as<bool>();
     if (vm["by-length"].as<bool>() && !save_grf) throw InputError("--by-length: only with --save-grf (it adds to the GRFs written)");
     if (vm.count("head-betas") && (vm.count("alpha") || vm.count("f")))
       throw InputError(std::string("--head-betas and ") + (vm.count("alpha") ? "--alpha" : "--f") +

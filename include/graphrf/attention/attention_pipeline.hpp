@@ -19,6 +19,8 @@ struct AttentionConfig {
   WalkOptions walk;
   GrfEstimator estimator = GrfEstimator::symmetric;
   bool shared_walks = false;       // all heads use one walk ensemble (their kernels differ only in f)
+  bool keep_length_resolved = false;  // keep M_t in the heads' GrfRun (`--save-grf --by-length`); otherwise
+                                      // only head 0 keeps it, and only when later heads share its walks
   FeatureOptions features;
   double dark_ridge = 0.0;
   std::string normalizer = "auto"; // auto | error | clamp | skip
