@@ -6,7 +6,8 @@
 
 namespace graphrf {
 
-void multiply_w(const DistributedGraph& g, const WalkOptions& options, const std::vector<double>& x, std::vector<double>& y) {
+void multiply_w(const DistributedGraph& g, const WalkOptions& options, std::span<const std::int64_t> source,
+                const std::vector<double>& x, std::vector<double>& y) {
   std::vector<double> ghost(g.ghosts.size());
   g.ghost_exchange.exchange<double>(x, ghost);
   y.assign(static_cast<size_t>(g.n_local()), 0.0);
@@ -14,11 +15,11 @@ void multiply_w(const DistributedGraph& g, const WalkOptions& options, const std
     double sum = 0;
     for (auto k = g.row_ptr[static_cast<size_t>(i)]; k < g.row_ptr[static_cast<size_t>(i) + 1]; ++k) {
       const auto kk = static_cast<size_t>(k);
-      const auto c = g.col[kk];
+      const auto s = source[kk];
       const double w = options.weights == WeightMode::normalized ? g.normalized_weight[kk]
                        : options.weights == WeightMode::raw      ? options.scale * g.weight[kk]
                                                                  : g.weight[kk] / options.max_degree;
-      sum += w * (g.owns(c) ? x[static_cast<size_t>(c - g.first())] : ghost[static_cast<size_t>(g.ghost_slot(c))]);
+      sum += w * (s >= 0 ? x[static_cast<size_t>(s)] : ghost[static_cast<size_t>(-1 - s)]);
     }
     // The combinatorial walk matrix's self-loop, W_ii = (d_max - d_i) / d_max.
     const double loop = combinatorial_self_loop(options, g.degree[static_cast<size_t>(i)]);
@@ -32,10 +33,11 @@ double spectral_radius(const DistributedGraph& g, const WalkOptions& options) {
   // nonnegative and symmetric with every row summing to 1, so rho = 1 exactly.
   if (options.weights != WeightMode::raw) return 1.0;
   const Communicator& comm = *g.comm;
+  const std::vector<std::int64_t> source = g.arc_sources();
   std::vector<double> x(static_cast<size_t>(g.n_local()), 1.0), y;
   double estimate = 0;
   for (int it = 0; it < 200; ++it) {
-    multiply_w(g, options, x, y);
+    multiply_w(g, options, source, x, y);
     double yy = 0, xx = 0;
     for (size_t i = 0; i < y.size(); ++i) {
       yy += y[i] * y[i];
