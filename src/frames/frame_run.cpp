@@ -53,8 +53,6 @@ class FrameProgress {
   Timer clock_;
 };
 
-}  // namespace
-
 // Every frame allocates and frees the same large buffers (graph, GRF rows, feature tables). By default glibc
 // returns blocks above its mmap threshold to the kernel on free, so each frame faults them in and zeroes them
 // again (about 5% of a frame). Keeping freed memory in the heap lets the next frame reuse it.
@@ -62,6 +60,8 @@ void keep_freed_memory_for_the_next_frame() {
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
+
+}  // namespace
 
 FrameOutputType parse_frame_output_type(const std::string& s) {
   if (s == "float64") return FrameOutputType::float64;
