@@ -58,7 +58,7 @@ struct Pack {
 class LocalWalker {
  public:
   LocalWalker(const LocalGraph& g, const WalkOptions& o, std::span<const double> f, LocalWalkStats& stats)
-      : g_(g), o_(o), f_(f.begin(), f.end()), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
+      : g_(g), o_(o), iid_(o.halt_probability()), f_(f.begin(), f.end()), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
     f_.resize(static_cast<size_t>(o.max_length) + 1, 0.0);  // f_t = 0 beyond f's length: no bounds test per visit
     const double keep = 1.0 - o.halt_probability();
     for (std::int64_t i = 0; i < g.n(); ++i) {
@@ -105,7 +105,7 @@ class LocalWalker {
           ++stats_.truncated;
           break;
         }
-        const WalkDraw draw = draw_hop(o_, id, w, step, cache);
+        const WalkDraw draw = draw_hop(o_, iid_, id, w, step, cache);
         if (draw.halt) break;
         const std::int64_t begin = g_.row_ptr[static_cast<size_t>(at)], deg = g_.row_ptr[static_cast<size_t>(at) + 1] - begin;
         if (deg == 0) {
@@ -225,6 +225,7 @@ class LocalWalker {
 
   const LocalGraph& g_;
   const WalkOptions& o_;
+  const IidStep iid_;
   std::vector<double> f_;  // f_t for t = 0 .. max_length
   LocalWalkStats& stats_;
   // Per arc, the factor a load is multiplied by (the engine's, so that loads agree to the last bit) and its

@@ -50,7 +50,8 @@ class WalkSimulation {
  public:
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
                  DepositSink* sink)
-      : g_(g), o_(o), log_(log), limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
+      : g_(g), o_(o), iid_(o.halt_probability()), log_(log), limits_(limits), sink_(sink), comm_(g.comm->get()),
+        p_(g.comm->size()) {
     first_ = g.first();
     last_ = first_ + g.n_local();
     if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
@@ -74,8 +75,8 @@ class WalkSimulation {
   }
 
   // The rows the walkers step through (append_walk_row: the graph's arcs in canonical order and, under
-  // --weights combinatorial, the self-loop last), with each arc's load factor and, for weighted steps, the
-  // inclusive prefix sums of the step weights.
+  // --weights combinatorial, the self-loop last), with each arc's load factor and its target's own row, and
+  // for weighted steps the inclusive prefix sums of the step weights.
   void build_arcs(const DistributedGraph& g, const WalkOptions& o) {
     const auto n = static_cast<size_t>(g.n_local());
     const double keep = 1.0 - o.halt_probability();
@@ -94,7 +95,9 @@ class WalkSimulation {
                       g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], keep, row);
       double sum = 0;
       for (const WalkArc& a : row) {
-        arcs_.push_back({a.target, a.factor});
+        const bool local = a.target >= first_ && a.target < last_;
+        const auto t = static_cast<size_t>(a.target - first_);
+        arcs_.push_back({a.target, a.factor, local ? row_ptr_[t] : 0, local ? row_ptr_[t + 1] - row_ptr_[t] : -1});
         if (o.step == StepRule::weighted) cumulative_.push_back(sum += a.step_weight);
       }
     }
@@ -127,18 +130,28 @@ class WalkSimulation {
   }
 
  private:
-  // The hot loop. kLanes walkers advance round-robin, each one stage per round: at a row (deposit, draw,
-  // pick an arc, prefetch that arc) or at an arc (read the next node, prefetch its row). A walker's memory
-  // accesses are issued one round before they are used, so up to kLanes cache misses are in flight at
-  // once instead of one (memory-level parallelism). Returns false when there was nothing to do.
+  // The hot loop. kLanes walkers advance round-robin, one hop per round: follow the arc picked last round
+  // (its entry also holds the target's row, so a hop reads one cache line), then deposit, draw, pick the next
+  // arc and prefetch it. A walker's memory access is issued one round before it is used, so up to kLanes
+  // cache misses are in flight at once instead of one (memory-level parallelism). The common case (iid
+  // termination, uniform steps) is compiled apart, without the couplings' branches. Returns false when there
+  // was nothing to do.
   bool work() {
+    const bool iid = termination_of(o_.coupling) == Termination::iid && !has_fixed_lengths(o_) &&
+                     o_.step == StepRule::uniform;
+    if (iid) return record_visits_ ? work_lanes<true, true>() : work_lanes<true, false>();
+    return record_visits_ ? work_lanes<false, true>() : work_lanes<false, false>();
+  }
+
+  template <bool kIid, bool kRecord>
+  bool work_lanes() {
     bool any = false;
     for (int round = 0; round < 64; ++round) {
       int live = 0;
       for (auto& lane : lanes_) {
         if (!lane.live && !refill(lane)) continue;
         ++live;
-        advance(lane);
+        advance<kIid, kRecord>(lane);
       }
       if (live == 0) break;
       any = true;
@@ -148,7 +161,9 @@ class WalkSimulation {
 
   struct Lane {
     Walker w;
-    std::int64_t arc = -1;  // >= 0: the arc chosen at the previous row, not yet followed
+    std::int64_t arc = -1;     // >= 0: the arc picked last round (prefetched), followed at the start of this one
+    std::int64_t begin = -1;   // the current node's arcs: begin .. begin + degree (-1: not read yet)
+    std::int64_t degree = 0;
     bool live = false;
     HopBlocks random;       // Philox blocks of the current steps
     std::vector<Deposit> visits;  // this walker's deposits since it arrived here, flushed as one run
@@ -178,6 +193,7 @@ class WalkSimulation {
       return false;
     }
     lane.arc = -1;
+    lane.begin = -1;
     lane.live = true;
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
     return true;
@@ -199,7 +215,7 @@ class WalkSimulation {
     const std::int64_t half = o_.walkers / 2;
     PairHalts& pair = pair_halts_[static_cast<size_t>(w.walker % half)];
     if (w.walker < half) {
-      halts(o_, w.start_id, w.walker, 0, random);
+      halts(o_, iid_, w.start_id, w.walker, 0, random);
       pair = {random.halt_words, random.halt_index, -1};
     } else {
       random.halt_words = pair.words;
@@ -255,53 +271,67 @@ class WalkSimulation {
     return global_of_canonical_[uniform_below(bits, global_of_canonical_.size())];
   }
 
-  // After a walker's node changed: count the hop; a walker now on another rank's node leaves.
-  void hop(Lane& lane) {
+  // After a walker's node changed: count the hop; a walker now on another rank's node leaves (false).
+  bool hop(Lane& lane) {
     Walker& w = lane.w;
     ++w.step;
     ++hops_;
-    if (w.at < first_ || w.at >= last_) {
-      ++cross_hops_;
-      flush_visits(lane);
-      if (repelling_) send_group(&w, 1);  // repelling walker batches hold groups only
-      else send_walker(w);
-      lane.live = false;
-      return;
-    }
-    __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+    if (w.at >= first_ && w.at < last_) return true;
+    ++cross_hops_;
+    flush_visits(lane);
+    if (repelling_) send_group(&w, 1);  // repelling walker batches hold groups only
+    else send_walker(w);
+    lane.live = false;
+    return false;
   }
 
+  template <bool kIid, bool kRecord>
   void advance(Lane& lane) {
     Walker& w = lane.w;
-    if (lane.arc >= 0) {  // follow the arc chosen last round
+    if (lane.arc >= 0) {  // follow the arc picked last round
       const HopArc& a = arcs_[static_cast<size_t>(lane.arc)];
       w.load *= a.factor;
       w.at = a.target;
       lane.arc = -1;
-      return hop(lane);
+      lane.begin = a.begin;
+      lane.degree = a.degree;
+      if (!hop(lane)) return;
+    } else if (lane.begin < 0) {  // a walker new to this lane
+      const auto v = static_cast<size_t>(w.at - first_);
+      lane.begin = row_ptr_[v];
+      lane.degree = row_ptr_[v + 1] - lane.begin;
     }
-    const auto v = static_cast<size_t>(w.at - first_);
     // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
-    if (record_visits_ && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
+    if (kRecord && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
     if (w.step == o_.max_length) {
       ++truncated_;
       return finish(lane);
     }
-    const WalkDraw draw = draw_hop(o_, w.start_id, w.walker, w.step, lane.random);
-    if (draw.halt) return finish(lane);
-    const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
+    std::uint64_t choice;
+    if constexpr (kIid) {
+      const std::uint64_t word = step_block(o_, w.start_id, w.walker, w.step >> 2, lane.random)[static_cast<size_t>(w.step & 3)];
+      if (iid_.halts(word)) return finish(lane);
+      choice = iid_.choice(word);
+    } else {
+      const WalkDraw draw = draw_hop(o_, iid_, w.start_id, w.walker, w.step, lane.random);
+      if (draw.halt) return finish(lane);
+      choice = draw.choice;
+    }
+    const std::int64_t begin = lane.begin, deg = lane.degree;
     if (deg == 0) {
       if (!o_.teleport_dangling) {
         ++dead_ends_;
         return finish(lane);
       }
-      w.at = teleport_target(draw.choice);
+      w.at = teleport_target(choice);
       ++teleports_;
-      return hop(lane);
+      lane.begin = -1;  // read at the next round
+      if (hop(lane)) __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+      return;
     }
-    const std::int64_t pick = o_.step == StepRule::uniform
-                                  ? static_cast<std::int64_t>(uniform_below(draw.choice, static_cast<std::uint64_t>(deg)))
-                                  : pick_weighted(cumulative_.data() + begin, deg, draw.choice);
+    const std::int64_t pick = kIid || o_.step == StepRule::uniform
+                                  ? static_cast<std::int64_t>(uniform_below(choice, static_cast<std::uint64_t>(deg)))
+                                  : pick_weighted(cumulative_.data() + begin, deg, choice);
     lane.arc = begin + pick;
     __builtin_prefetch(&arcs_[static_cast<size_t>(lane.arc)]);
   }
@@ -433,7 +463,7 @@ class WalkSimulation {
           random.halt_index = partner.index;
         }
       }
-      const bool halt = halts(o_, w.start_id, w.walker, w.step, random);
+      const bool halt = halts(o_, iid_, w.start_id, w.walker, w.step, random);
       if (share_halts && w.walker < half)
         pair_halts_[static_cast<size_t>(w.walker)] = {random.halt_words, random.halt_index, group_step_stamp_};
       if (halt) {
@@ -455,7 +485,7 @@ class WalkSimulation {
     }
     if (deg == 0) {  // teleports are independent uniform jumps
       for (size_t k = 0; k < c; ++k)
-        movers_[k].at = teleport_target(choice_word(o_, movers_[k].start_id, movers_[k].walker, movers_[k].step, movers_random_[k]));
+        movers_[k].at = teleport_target(choice_word(o_, iid_, movers_[k].start_id, movers_[k].walker, movers_[k].step, movers_random_[k]));
       teleports_ += static_cast<std::int64_t>(c);
     } else {
       offsets_.resize(c);
@@ -754,16 +784,20 @@ class WalkSimulation {
 
   const DistributedGraph& g_;
   const WalkOptions& o_;
+  const IidStep iid_;
   const Log& log_;
   const WalkLimits& limits_;
   DepositSink* sink_;  // null: walkers move without depositing
   DuplicateComm comm_;
   int p_;
-  // Arc target and importance factor side by side: one cache line serves both.
+  // An arc's target, importance factor and the target's row side by side: one cache line serves a hop.
   struct HopArc {
-    std::int64_t target;
-    double factor;  // W_vu / (P(step v->u) (1 - p))
+    std::int64_t target;  // global index
+    double factor;        // W_vu / (P(step v->u) (1 - p))
+    std::int64_t begin;   // the target's arcs when this rank owns it: begin .. begin + degree
+    std::int64_t degree;  // -1 for another rank's node (the walker leaves)
   };
+  static_assert(sizeof(HopArc) == kWalkArcBytes);
   HugeVector<HopArc> arcs_;
   std::vector<double> cumulative_;
   HugeVector<std::int64_t> row_ptr_;

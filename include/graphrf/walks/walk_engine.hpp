@@ -71,6 +71,9 @@ struct WalkResult {
   WalkStatistics stats;
 };
 
+// Bytes per arc of the engine's arc table (target, load factor and the target's row: one hop, one read).
+constexpr int kWalkArcBytes = 32;
+
 // Visits of walks started at owned nodes go to `sink`; without one walkers only move (the benchmark's
 // walk phase).
 WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {},

@@ -25,14 +25,39 @@ struct WalkDraw {
   std::uint64_t choice;  // 64 random bits for choosing the neighbour
 };
 
-// One Philox call yields four words. Under iid coupling a block serves two steps (halting word and
-// choice word per step); under antithetic coupling a pair's termination block and the walker's choice
-// block each serve four steps. Walkers keep the current blocks to make one call per two or four hops.
+// One Philox call yields four words, each serving one step: under iid coupling a step's word decides both
+// halting and the neighbour (IidStep); under antithetic coupling a pair's termination block and the walker's
+// choice block each serve four steps. Walkers keep the current blocks to make one call per four hops.
 struct HopBlocks {
-  std::int64_t index = -1;       // step / steps_per_block of the cached step_words
+  std::int64_t index = -1;       // step / 4 of the cached step_words
   std::int64_t halt_index = -1;  // the same for halt_words (fetched apart: a halting step needs no choice word)
   std::array<std::uint64_t, 4> step_words{}, halt_words{};
   std::int64_t length = -1; // fixed-length walks: the walker's length, once drawn
+};
+
+// Halting and choosing from one uniform 64-bit word w (iid coupling): the walker halts when w < H = p 2^64,
+// which has probability p up to 2^-64; otherwise w - H is uniform on [0, 2^64 - H) and is stretched by
+// 1 / (1 - p) onto [0, 2^64) as the choice bits, independent of the halting decision. The stretch factor is
+// S = 2^128 / (2^64 - H) rounded down, in 64.64 fixed point, so choices stay below 2^64; a neighbour of a node
+// of degree d is then picked by an interval of (2^64 - H) / d words, give or take two (relative error 2d 2^-64
+// / (1 - p) at most).
+class IidStep {
+ public:
+  explicit IidStep(double p) {
+    halt_below_ = p > 0 ? static_cast<std::uint64_t>(std::ldexp(p, 64)) : 0;
+    const Uint128 range = (Uint128{1} << 64) - halt_below_;
+    const Uint128 stretch = ~Uint128{0} / range;
+    whole_ = static_cast<std::uint64_t>(stretch >> 64);
+    fraction_ = static_cast<std::uint64_t>(stretch);
+  }
+  bool halts(std::uint64_t word) const { return word < halt_below_; }
+  std::uint64_t choice(std::uint64_t word) const {
+    const std::uint64_t x = word - halt_below_;
+    return x * whole_ + static_cast<std::uint64_t>((static_cast<Uint128>(x) * fraction_) >> 64);
+  }
+
+ private:
+  std::uint64_t halt_below_ = 0, whole_ = 0, fraction_ = 0;
 };
 
 // Geometric(p) quantile function on {0, 1, ...}: F^-1(u) = floor(ln(1 - u) / ln(1 - p)), capped far above
@@ -91,17 +116,17 @@ inline const std::array<std::uint64_t, 4>& step_block(const WalkOptions& o, std:
   return cache.step_words;
 }
 
-// Whether the walker halts before hop `step`. Under iid termination the step's block also holds its choice
-// word; under the other couplings the choice block is left for choice_word, so a walker that halts, or whose
-// neighbour comes from a repelling group, never fetches it.
-inline bool halts(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step, HopBlocks& cache) {
+// Whether the walker halts before hop `step`. Under iid termination the step's word also holds its choice
+// (IidStep); under the other couplings the choice block is left for choice_word, so a walker that halts, or
+// whose neighbour comes from a repelling group, never fetches it.
+inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
+                  std::int64_t step, HopBlocks& cache) {
   if (has_fixed_lengths(o)) {  // length drawn once
     if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
     return step >= cache.length;
   }
-  if (termination_of(o.coupling) == Termination::iid)  // one block: halting and choice words of two steps
-    return unit_uniform(step_block(o, start_id, walker, step >> 1, cache)[static_cast<size_t>(2 * (step & 1))]) <
-           o.halt_probability();
+  if (termination_of(o.coupling) == Termination::iid)
+    return iid.halts(step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)]);
   const std::int64_t block = step >> 2, half = o.walkers / 2;
   if (cache.halt_index != block) {
     cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, static_cast<std::uint64_t>(start_id),
@@ -114,24 +139,24 @@ inline bool halts(const WalkOptions& o, std::int64_t start_id, std::int64_t walk
 }
 
 // The 64 bits that choose the neighbour at hop `step` of a walker that did not halt there: under iid
-// termination the second word of the step's pair, otherwise one word of a block serving four steps.
-inline std::uint64_t choice_word(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
-                                 HopBlocks& cache) {
-  if (!has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid)
-    return step_block(o, start_id, walker, step >> 1, cache)[static_cast<size_t>(2 * (step & 1) + 1)];
-  return step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)];
+// termination the step's word stretched past the halting range (IidStep), otherwise one word of a block
+// serving four steps.
+inline std::uint64_t choice_word(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
+                                 std::int64_t step, HopBlocks& cache) {
+  const std::uint64_t word = step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)];
+  return !has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid ? iid.choice(word) : word;
 }
 
-inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step,
-                         HopBlocks& cache) {
-  if (halts(o, start_id, walker, step, cache)) return {true, 0};  // a halting step draws no neighbour
-  return {false, choice_word(o, start_id, walker, step, cache)};
+inline WalkDraw draw_hop(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
+                         std::int64_t step, HopBlocks& cache) {
+  if (halts(o, iid, start_id, walker, step, cache)) return {true, 0};  // a halting step draws no neighbour
+  return {false, choice_word(o, iid, start_id, walker, step, cache)};
 }
 
 // The same draw without a cache (tests, serial references).
 inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step) {
   HopBlocks fresh;
-  return draw_hop(o, start_id, walker, step, fresh);
+  return draw_hop(o, IidStep(o.halt_probability()), start_id, walker, step, fresh);
 }
 
 // Repelling walks (Reid, Berger, Choromanski, Weller 2024, "Repelling random walks", §3): the c surviving
