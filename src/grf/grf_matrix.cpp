@@ -6,34 +6,27 @@ namespace graphrf {
 
 namespace {
 
-// Sorts the visits by (column, step), equal keys by ascending load: a fixed order, whatever order the
-// visits arrived in. (col, step) is packed into one integer key: columns stay below 2^43 and steps below 2^20
-// (max_length is at most 100000), so the packed order is the (col, step) order and comparisons are cheap.
-void sort_visits(std::vector<Deposit>& visits) {
-  std::sort(visits.begin(), visits.end(), [](const Deposit& a, const Deposit& b) {
-    const auto ka = (static_cast<std::uint64_t>(a.col) << 20) | static_cast<std::uint64_t>(a.step);
-    const auto kb = (static_cast<std::uint64_t>(b.col) << 20) | static_cast<std::uint64_t>(b.step);
-    return ka < kb || (ka == kb && a.load < b.load);
-  });
-}
-
-// Calls emit(col, step, M_t[i, col]) for every (col, step) of the sorted visits, in that order, with M_0's
-// entry (global_row, 0) in its place. Step 0 is not deposited by the walk engine: every walker is at its
-// start node with load 1 then, so the entry is the exact sum n of the n unit loads, times 1/n.
+// Calls emit(col, step, M_t[i, col]) for every (col, step) of the visits, sorted first into the fixed order
+// (RowVisit), with M_0's entry (global_row, 0) in its place. Step 0 is not deposited by the walk engine:
+// every walker is at its start node with load 1 then, so the entry is the exact sum n of the n unit loads,
+// times 1/n.
 template <class Emit>
-void for_each_length_resolved_entry(const std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
+void for_each_length_resolved_entry(std::vector<RowVisit>& visits, std::int64_t global_row, std::int64_t walkers,
                                     Emit&& emit) {
+  std::sort(visits.begin(), visits.end());
   const double inv_n = 1.0 / static_cast<double>(walkers);
+  const RowVisit home = row_visit(global_row, 0, 0.0);  // (global_row, 0) precedes every (global_row, t >= 1)
   bool home_done = false;
   for (auto it = visits.begin(), end = visits.end(); it != end;) {
-    if (!home_done && it->col >= global_row) {  // (global_row, 0) precedes every (global_row, t >= 1)
+    if (!home_done && *it >= home) {
       emit(global_row, 0, static_cast<double>(walkers) * inv_n);
       home_done = true;
     }
+    const auto key = static_cast<std::uint64_t>(*it >> 64);
     double sum = 0;
     auto run = it;
-    for (; run != end && run->col == it->col && run->step == it->step; ++run) sum += run->load;
-    emit(it->col, it->step, sum * inv_n);
+    for (; run != end && static_cast<std::uint64_t>(*run >> 64) == key; ++run) sum += visit_load(*run);
+    emit(visit_col(*it), visit_step(*it), sum * inv_n);
     it = run;
   }
   if (!home_done) emit(global_row, 0, static_cast<double>(walkers) * inv_n);
@@ -41,10 +34,9 @@ void for_each_length_resolved_entry(const std::vector<Deposit>& visits, std::int
 
 }  // namespace
 
-void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
+void append_length_resolved_row(LengthResolvedGrf& m, std::vector<RowVisit>& visits, std::int64_t global_row,
                                 std::int64_t walkers) {
   if (m.indptr.empty()) m.indptr.push_back(0);
-  sort_visits(visits);
   for_each_length_resolved_entry(visits, global_row, walkers, [&](std::int64_t col, std::int32_t step, double value) {
     m.col.push_back(col);
     m.length.push_back(step);
@@ -53,10 +45,9 @@ void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visi
   m.indptr.push_back(static_cast<std::int64_t>(m.col.size()));
 }
 
-void append_grf_row(SparseRows& phi, std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
+void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t global_row, std::int64_t walkers,
                     std::span<const double> f) {
   if (phi.indptr.empty()) phi.indptr.push_back(0);
-  sort_visits(visits);
   // The same products, summed in the same order, as append_combined_row over the length-resolved row.
   std::int64_t open_col = -1;
   double sum = 0;

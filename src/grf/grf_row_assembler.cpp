@@ -1,6 +1,7 @@
 #include "graphrf/grf/grf_row_assembler.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "graphrf/core/error.hpp"
@@ -21,7 +22,8 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
       f_(std::move(f)),
       starts_(std::move(starts)),
       keep_by_length_(rows == LengthResolvedRows::keep) {
-  open_.resize(static_cast<size_t>(std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1))));
+  window_ = std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1));
+  open_.resize(std::bit_ceil(static_cast<size_t>(window_)));
   const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
   first_visits_capacity_ = std::clamp<size_t>(2 * entries / static_cast<size_t>(std::max<std::int64_t>(n_local, 1)), 16, 4096);
   if (keep_by_length_) {
@@ -51,7 +53,7 @@ void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> vis
       r.visits.reserve(first_visits_capacity_);
     }
   }
-  r.visits.insert(r.visits.end(), visits.begin(), visits.end());
+  for (const Deposit& d : visits) r.visits.push_back(row_visit(d));
   pending_ += static_cast<std::int64_t>(visits.size());
   peak_pending_ = std::max(peak_pending_, pending_);
   if (row == next_row_) build_complete_rows();

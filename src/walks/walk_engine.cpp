@@ -95,13 +95,25 @@ class WalkSimulation {
                       g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], keep, row);
       double sum = 0;
       for (const WalkArc& a : row) {
-        const bool local = a.target >= first_ && a.target < last_;
-        const auto t = static_cast<size_t>(a.target - first_);
-        arcs_.push_back({a.target, a.factor, local ? row_ptr_[t] : 0, local ? row_ptr_[t + 1] - row_ptr_[t] : -1});
+        arcs_.push_back({a.target, a.factor, 0, -1});
         if (o.step == StepRule::weighted) cumulative_.push_back(sum += a.step_weight);
       }
     }
+    // The targets' rows, in a second pass that looks them up a few dozen arcs ahead of use (on a graph without
+    // locality every lookup misses the cache).
+    constexpr size_t kAhead = 32;
+    for (size_t k = 0; k < arcs_.size(); ++k) {
+      if (k + kAhead < arcs_.size() && is_local(arcs_[k + kAhead].target))
+        __builtin_prefetch(&row_ptr_[static_cast<size_t>(arcs_[k + kAhead].target - first_)]);
+      HopArc& a = arcs_[k];
+      if (!is_local(a.target)) continue;
+      const auto t = static_cast<size_t>(a.target - first_);
+      a.begin = row_ptr_[t];
+      a.degree = row_ptr_[t + 1] - a.begin;
+    }
   }
+
+  bool is_local(std::int64_t global) const { return global >= first_ && global < last_; }
 
   WalkResult run() {
     Timer timer;

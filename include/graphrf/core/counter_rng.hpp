@@ -32,7 +32,7 @@ enum class RngDomain : std::uint64_t {
 };
 
 // Four 64-bit words for one counter value.
-inline std::array<std::uint64_t, 4> philox_block(std::uint64_t seed, RngDomain domain, std::uint64_t id,
+__attribute__((always_inline)) inline std::array<std::uint64_t, 4> philox_block(std::uint64_t seed, RngDomain domain, std::uint64_t id,
                                                  std::uint64_t a = 0, std::uint64_t b = 0, std::uint64_t c = 0) {
   using Philox = r123::Philox4x64;
   Philox rng;

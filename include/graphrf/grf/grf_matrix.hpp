@@ -3,16 +3,31 @@
 // with graph random features", Eq. 10). The walks are kept length-resolved, M_t[i, q] = (1/n) * sum of the loads
 // of walks from i that are at q after t hops, so that Phi = sum_t f_t M_t can be rebuilt for any modulation f
 // without walking again ("walk once, mask many").
-// Sums run in a fixed order (by column and hop count, then equal-key loads in ascending order of value), so
-// the result is bitwise the same whatever order the deposits arrived in, i.e. for any rank count and
-// partition.
+// Sums run in a fixed order (by column and hop count, then equal-key loads in ascending order of their bit
+// patterns), so the result is bitwise the same whatever order the deposits arrived in, i.e. for any rank count
+// and partition.
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "graphrf/core/counter_rng.hpp"
 #include "graphrf/walks/deposit_sink.hpp"
 
 namespace graphrf {
+
+// One visit of a row's walks as one 128-bit integer: (column << 20 | step) in the high half, the load's bits in
+// the low half, so that sorting the integers is the fixed summation order and compares in two instructions.
+// Columns stay below 2^43 and steps below 2^20 (max_length is at most 100000).
+using RowVisit = Uint128;
+inline RowVisit row_visit(std::int64_t col, std::int32_t step, double load) {
+  const auto key = (static_cast<std::uint64_t>(col) << 20) | static_cast<std::uint64_t>(step);
+  return (static_cast<RowVisit>(key) << 64) | std::bit_cast<std::uint64_t>(load);
+}
+inline RowVisit row_visit(const Deposit& d) { return row_visit(d.col, d.step, d.load); }
+inline std::int64_t visit_col(RowVisit v) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64) >> 20); }
+inline std::int32_t visit_step(RowVisit v) { return static_cast<std::int32_t>(static_cast<std::uint64_t>(v >> 64) & 0xFFFFF); }
+inline double visit_load(RowVisit v) { return std::bit_cast<double>(static_cast<std::uint64_t>(v)); }
 
 // Rows = owned start nodes; within a row, entries sorted by (column, length).
 struct LengthResolvedGrf {
@@ -38,12 +53,12 @@ struct SparseRows {
 // Appends the row of start node `global_row` built from all its walks' visits (steps >= 1, any order;
 // `visits` is reordered). Step 0 is not deposited by the walk engine: every walker is at its start node
 // with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
-void append_length_resolved_row(LengthResolvedGrf& m, std::vector<Deposit>& visits, std::int64_t global_row,
+void append_length_resolved_row(LengthResolvedGrf& m, std::vector<RowVisit>& visits, std::int64_t global_row,
                                 std::int64_t walkers);
 
 // Appends the row of Phi = sum_t f_t M_t straight from the visits, without keeping M_t: bitwise the row
 // append_length_resolved_row then append_combined_row build (`visits` is reordered).
-void append_grf_row(SparseRows& phi, std::vector<Deposit>& visits, std::int64_t global_row, std::int64_t walkers,
+void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t global_row, std::int64_t walkers,
                     std::span<const double> f);
 
 // Appends row i of Phi = sum_t f_t M_t (terms beyond f's length count as zero).

@@ -34,7 +34,7 @@ class GrfRowAssembler final : public DepositSink {
   void add_visits(std::uint32_t row, std::span<const Deposit> visits) override;
   void walker_finished(std::uint32_t row, std::int32_t hops) override;
   bool can_start_row(std::int64_t row) const override {
-    return row < next_row_ + static_cast<std::int64_t>(open_.size());
+    return row < next_row_ + window_;
   }
 
   std::int64_t rows_done() const { return next_row_; }
@@ -45,20 +45,21 @@ class GrfRowAssembler final : public DepositSink {
 
  private:
   struct OpenRow {
-    std::vector<Deposit> visits;
+    std::vector<RowVisit> visits;
     std::int64_t walkers_done = 0, hops_done = 0;  // hop counts reported by ended walkers
   };
-  OpenRow& slot(std::uint32_t row) { return open_[row % open_.size()]; }
+  OpenRow& slot(std::uint32_t row) { return open_[row & (open_.size() - 1)]; }
   void build_complete_rows();
 
   std::int64_t first_row_, n_local_, walkers_;
   std::vector<double> f_;
   std::vector<bool> starts_;
   bool keep_by_length_;
-  std::vector<OpenRow> open_;   // ring: row r lives in slot r % size while open
+  std::int64_t window_ = 1;     // rows open at once at most
+  std::vector<OpenRow> open_;   // ring of a power-of-two size >= window_: row r lives in slot r % size while open
   // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
   // once, however wide the window.
-  std::vector<std::vector<Deposit>> spare_;
+  std::vector<std::vector<RowVisit>> spare_;
   size_t first_visits_capacity_ = 16;  // of a fresh row buffer
   std::int64_t next_row_ = 0;   // the oldest row not yet built
   std::int64_t pending_ = 0, peak_pending_ = 0;
