@@ -193,7 +193,7 @@ class WalkSimulation {
                (next_walker_ > 0 || may_start_row())) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
                       static_cast<std::int32_t>(next_walker_), 0, 1.0};
-      lane.random = HopBlocks{};
+      lane.random.forget();
       if (sigma_pairs_) lane.random.length = take_sigma_length(lane.w.start_id, next_walker_);
       if (!pair_halts_.empty()) share_first_halts(lane.w, lane.random);
       if (++next_walker_ == o_.walkers) {

@@ -33,6 +33,7 @@ struct HopBlocks {
   std::int64_t halt_index = -1;  // the same for halt_words (fetched apart: a halting step needs no choice word)
   std::array<std::uint64_t, 4> step_words{}, halt_words{};
   std::int64_t length = -1; // fixed-length walks: the walker's length, once drawn
+  void forget() { index = halt_index = length = -1; }  // for a new walker (the words need no clearing)
 };
 
 // Halting and choosing from one uniform 64-bit word w (iid coupling): the walker halts when w < H = p 2^64,
