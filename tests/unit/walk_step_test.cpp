@@ -66,6 +66,46 @@ TEST(WalkStep, IidLengthsAreGeometric) {
   EXPECT_LT(chi, chi_square_critical(dof)) << "dof " << dof;  // fails with probability < 1e-6
 }
 
+// IidStep splits one word into the halting decision and the neighbour. Checked exactly over all 2^64 words,
+// through the boundaries of the monotone maps (binary search): the halting words are [0, H) with H = p 2^64
+// to one word, and every neighbour of a node of degree d is chosen by an interval of the other words whose
+// length is (2^64 - H) / d give or take four, i.e. the neighbour is uniform and independent of not halting.
+// (choice(x) lies in [x 2^64 / (2^64 - H) - 2, x 2^64 / (2^64 - H)], so each interval boundary moves by less
+// than two words from its exact place.)
+TEST(WalkStep, IidStepHaltsWithPAndPicksNeighboursUniformly) {
+  const auto first_word = [](std::uint64_t lo, auto&& reaches) {  // smallest word >= lo with reaches(word)
+    std::uint64_t hi = ~std::uint64_t{0};
+    if (!reaches(hi)) return hi;  // never: treat as the end (the caller checks the last interval)
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (reaches(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  for (double p : {0.0, 1e-3, 0.1, 0.5, 0.9}) {
+    const IidStep iid(p);
+    const std::uint64_t h = first_word(0, [&](std::uint64_t w) { return !iid.halts(w); });
+    EXPECT_NEAR(std::ldexp(static_cast<double>(h), -64), p, 0x1p-60) << "p " << p;
+    EXPECT_TRUE(h == 0 || iid.halts(h - 1));
+    EXPECT_EQ(iid.choice(h), 0u) << "p " << p;
+    for (std::uint64_t d : {std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{7}, std::uint64_t{1000}}) {
+      const long double expected = (0x1p64L - static_cast<long double>(h)) / static_cast<long double>(d);
+      std::uint64_t begin = h;
+      for (std::uint64_t j = 0; j < d; ++j) {
+        const std::uint64_t end = j + 1 == d ? ~std::uint64_t{0} : first_word(begin, [&](std::uint64_t w) {
+          return uniform_below(iid.choice(w), d) > j;
+        });
+        // The last interval runs to 2^64 - 1 inclusive.
+        const long double length = static_cast<long double>(end - begin) + (j + 1 == d ? 1.0L : 0.0L);
+        ASSERT_LE(std::fabs(length - expected), 4.0L) << "p " << p << ", degree " << d << ", neighbour " << j;
+        ASSERT_EQ(uniform_below(iid.choice(begin), d), j);
+        begin = end;
+      }
+    }
+  }
+}
+
 TEST(WalkStep, AntitheticPairsNeverHaltTogetherAndStayGeometric) {
   for (double p : {0.1, 0.25, 0.5}) {
     WalkOptions o;

@@ -40,8 +40,8 @@ struct HopBlocks {
 // which has probability p up to 2^-64; otherwise w - H is uniform on [0, 2^64 - H) and is stretched by
 // 1 / (1 - p) onto [0, 2^64) as the choice bits, independent of the halting decision. The stretch factor is
 // S = 2^128 / (2^64 - H) rounded down, in 64.64 fixed point, so choices stay below 2^64; a neighbour of a node
-// of degree d is then picked by an interval of (2^64 - H) / d words, give or take two (relative error 2d 2^-64
-// / (1 - p) at most).
+// of degree d is then picked by an interval of (2^64 - H) / d words, give or take four (relative error
+// 4d 2^-64 / (1 - p) at most).
 class IidStep {
  public:
   explicit IidStep(double p) {
