@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/grf_memory.hpp"
@@ -44,7 +45,7 @@ std::vector<bool> rows_starting_walkers(const DistributedGraph& g, const WalkOpt
 }  // namespace
 
 GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk, GrfEstimator estimator,
-                   const Log& log, const WalkLimits& limits, LengthResolvedRows length_resolved) {
+                   const Log& log, const WalkLimits& limits, LengthResolvedRows length_resolved, const WalkArcs* arcs) {
   const Communicator& comm = *g.comm;
   GrfRun run;
   run.estimator = estimator;
@@ -65,13 +66,15 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
   if (has_negative(run.f))
     log.warn(std::string(estimator == GrfEstimator::asymmetric ? "alpha" : "f") +
              " has negative entries: the masked-attention normaliser can be negative");
+  std::optional<WalkArcs> own_arcs;
+  if (!arcs || !arcs->serves(g, walk)) arcs = &own_arcs.emplace(g, walk);
   for (int e = 0; e < ensembles(estimator); ++e) {
     WalkOptions o = walk;
     o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble
     // Rows are assembled while the walks run, each as soon as its walkers have all ended.
     GrfRowAssembler assembler(g.first(), g.n_local(), walk.walkers, run.f, open_row_limit(walk, limits),
                               expected_entries(walk, g.n_local()), rows_starting_walkers(g, walk), length_resolved);
-    WalkResult result = run_walks(g, o, log, limits, &assembler);
+    WalkResult result = run_walks(g, o, log, limits, &assembler, arcs);
     run.walks.push_back(result.stats);
     Timer timer;
     AssembledGrf rows;

@@ -60,13 +60,14 @@ class LocalWalker {
   LocalWalker(const LocalGraph& g, const WalkOptions& o, std::span<const double> f, LocalWalkStats& stats)
       : g_(g), o_(o), iid_(o.halt_probability()), f_(f.begin(), f.end()), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
     f_.resize(static_cast<size_t>(o.max_length) + 1, 0.0);  // f_t = 0 beyond f's length: no bounds test per visit
-    const double keep = 1.0 - o.halt_probability();
+    const double inv_keep = 1.0 / (1.0 - o.halt_probability());  // as the engine: its table leaves out halting
     for (std::int64_t i = 0; i < g.n(); ++i) {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
       const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
       const double deg = static_cast<double>(end - begin);
       for (size_t k = begin; k < end; ++k)
-        arcs_[k] = {hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], keep), g.col[k]};
+        arcs_[k] = {hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], 1.0) * inv_keep,
+                    g.col[k]};
     }
   }
 

@@ -4,9 +4,9 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "graphrf/core/error.hpp"
-#include "graphrf/core/huge_pages.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/walks/walk_step.hpp"
 
@@ -49,14 +49,15 @@ class DuplicateComm {
 class WalkSimulation {
  public:
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
-                 DepositSink* sink)
-      : g_(g), o_(o), iid_(o.halt_probability()), log_(log), limits_(limits), sink_(sink), comm_(g.comm->get()),
-        p_(g.comm->size()) {
+                 DepositSink* sink, const WalkArcs* table)
+      : g_(g), o_(o), iid_(o.halt_probability()), inv_keep_(1.0 / (1.0 - o.halt_probability())), log_(log),
+        limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
     first_ = g.first();
     last_ = first_ + g.n_local();
-    if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
-      throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
-    build_arcs(g, o);
+    if (!table || !table->serves(g, o)) table = &own_table_.emplace(g, o);
+    arcs_ = table->arcs().data();
+    row_ptr_ = table->row_ptr().data();
+    cumulative_ = table->cumulative().data();
     walker_out_.resize(static_cast<size_t>(p_));
     deposit_out_.resize(static_cast<size_t>(p_));
     deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
@@ -72,45 +73,6 @@ class WalkSimulation {
     if (sigma_pairs_) partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
-  }
-
-  // The rows the walkers step through (append_walk_row: the graph's arcs in canonical order and, under
-  // --weights combinatorial, the self-loop last), with each arc's load factor and its target's own row, and
-  // for weighted steps the inclusive prefix sums of the step weights.
-  void build_arcs(const DistributedGraph& g, const WalkOptions& o) {
-    const auto n = static_cast<size_t>(g.n_local());
-    const double keep = 1.0 - o.halt_probability();
-    row_ptr_.assign(n + 1, 0);
-    for (size_t i = 0; i < n; ++i)
-      row_ptr_[i + 1] = row_ptr_[i] + (g.row_ptr[i + 1] - g.row_ptr[i]) + (combinatorial_self_loop(o, g.degree[i]) > 0.0);
-    // Reserved and appended rather than resized: the table is written once, not zeroed first (160 MB on a
-    // 10-arc-per-node graph of 10^6 nodes).
-    arcs_.reserve(static_cast<size_t>(row_ptr_[n]));
-    if (o.step == StepRule::weighted) cumulative_.reserve(arcs_.capacity());
-    std::vector<WalkArc> row;
-    for (size_t i = 0; i < n; ++i) {
-      row.clear();
-      const auto begin = static_cast<size_t>(g.row_ptr[i]);
-      append_walk_row(o, first_ + static_cast<std::int64_t>(i), g.col.data() + begin, g.normalized_weight.data() + begin,
-                      g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], keep, row);
-      double sum = 0;
-      for (const WalkArc& a : row) {
-        arcs_.push_back({a.target, a.factor, 0, -1});
-        if (o.step == StepRule::weighted) cumulative_.push_back(sum += a.step_weight);
-      }
-    }
-    // The targets' rows, in a second pass that looks them up a few dozen arcs ahead of use (on a graph without
-    // locality every lookup misses the cache).
-    constexpr size_t kAhead = 32;
-    for (size_t k = 0; k < arcs_.size(); ++k) {
-      if (k + kAhead < arcs_.size() && is_local(arcs_[k + kAhead].target))
-        __builtin_prefetch(&row_ptr_[static_cast<size_t>(arcs_[k + kAhead].target - first_)]);
-      HopArc& a = arcs_[k];
-      if (!is_local(a.target)) continue;
-      const auto t = static_cast<size_t>(a.target - first_);
-      a.begin = row_ptr_[t];
-      a.degree = row_ptr_[t + 1] - a.begin;
-    }
   }
 
   bool is_local(std::int64_t global) const { return global >= first_ && global < last_; }
@@ -302,7 +264,7 @@ class WalkSimulation {
     Walker& w = lane.w;
     if (lane.arc >= 0) {  // follow the arc picked last round
       const HopArc& a = arcs_[static_cast<size_t>(lane.arc)];
-      w.load *= a.factor;
+      w.load *= a.factor * inv_keep_;
       w.at = a.target;
       lane.arc = -1;
       lane.begin = a.begin;
@@ -343,7 +305,7 @@ class WalkSimulation {
     }
     const std::int64_t pick = kIid || o_.step == StepRule::uniform
                                   ? static_cast<std::int64_t>(uniform_below(choice, static_cast<std::uint64_t>(deg)))
-                                  : pick_weighted(cumulative_.data() + begin, deg, choice);
+                                  : pick_weighted(cumulative_ + begin, deg, choice);
     lane.arc = begin + pick;
     __builtin_prefetch(&arcs_[static_cast<size_t>(lane.arc)]);
   }
@@ -504,7 +466,7 @@ class WalkSimulation {
       repelling_offsets(o_, head.start_id, head.walker, head.step, static_cast<std::int64_t>(c), deg, offsets_.data());
       for (size_t k = 0; k < c; ++k) {
         const HopArc& a = arcs_[static_cast<size_t>(begin + offsets_[k])];
-        movers_[k].load *= a.factor;
+        movers_[k].load *= a.factor * inv_keep_;
         movers_[k].at = a.target;
       }
     }
@@ -797,22 +759,17 @@ class WalkSimulation {
   const DistributedGraph& g_;
   const WalkOptions& o_;
   const IidStep iid_;
+  const double inv_keep_;  // 1 / (1 - p): the table's factors leave out halting
   const Log& log_;
   const WalkLimits& limits_;
   DepositSink* sink_;  // null: walkers move without depositing
   DuplicateComm comm_;
   int p_;
-  // An arc's target, importance factor and the target's row side by side: one cache line serves a hop.
-  struct HopArc {
-    std::int64_t target;  // global index
-    double factor;        // W_vu / (P(step v->u) (1 - p))
-    std::int64_t begin;   // the target's arcs when this rank owns it: begin .. begin + degree
-    std::int64_t degree;  // -1 for another rank's node (the walker leaves)
-  };
-  static_assert(sizeof(HopArc) == kWalkArcBytes);
-  HugeVector<HopArc> arcs_;
-  std::vector<double> cumulative_;
-  HugeVector<std::int64_t> row_ptr_;
+  // The arc table (walk_arcs.hpp): the caller's, or built here when it has none for this graph and mode.
+  std::optional<WalkArcs> own_table_;
+  const HopArc* arcs_ = nullptr;
+  const std::int64_t* row_ptr_ = nullptr;
+  const double* cumulative_ = nullptr;
   std::int64_t first_ = 0, last_ = 0;
   std::array<Lane, kLanes> lanes_{};
 
@@ -860,8 +817,8 @@ class WalkSimulation {
 }  // namespace
 
 WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits,
-                     DepositSink* sink) {
-  WalkSimulation simulation(g, options, log, limits, sink);
+                     DepositSink* sink, const WalkArcs* arcs) {
+  WalkSimulation simulation(g, options, log, limits, sink, arcs);
   return simulation.run();
 }
 

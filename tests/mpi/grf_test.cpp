@@ -77,7 +77,8 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::ve
         const auto& row = nb[v];
         if (row.empty()) break;
         const auto pick = uniform_below(d.choice, row.size());
-        const double factor = row[pick].second * static_cast<double>(row.size()) / keep;
+        // W_vu deg(v), then times 1/(1 - p), as the engine's arc table and hop do.
+        const double factor = row[pick].second * static_cast<double>(row.size()) * (1.0 / keep);
         load *= factor;
         v = row[pick].first;
       }
@@ -86,7 +87,7 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::ve
   std::map<std::pair<std::int64_t, std::int64_t>, double> phi;
   const double inv_n = 1.0 / static_cast<double>(o.walkers);
   for (auto& [key, loads] : visits) {  // ordered by (row, col, step)
-    std::sort(loads.begin(), loads.end());  // equal keys add up in ascending order of value
+    std::sort(loads.begin(), loads.end());  // equal keys add up in ascending order (of value: all positive here)
     double sum = 0;
     for (double l : loads) sum += l;
     const auto t = static_cast<size_t>(std::get<2>(key));

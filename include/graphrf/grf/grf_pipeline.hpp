@@ -35,10 +35,12 @@ struct GrfRun {
 };
 
 // Validates the kernel against W's spectral radius and warns about negative f. Collective. With
-// LengthResolvedRows::drop, by_length holds empty matrices and only Phi is built (the same bits).
+// LengthResolvedRows::drop, by_length holds empty matrices and only Phi is built (the same bits). `arcs`: the
+// walk engine's arc table for this graph, when the caller keeps one (else one is built and serves every
+// ensemble).
 GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const WalkOptions& walk, GrfEstimator estimator,
                    const Log& log, const WalkLimits& limits = {},
-                   LengthResolvedRows length_resolved = LengthResolvedRows::keep);
+                   LengthResolvedRows length_resolved = LengthResolvedRows::keep, const WalkArcs* arcs = nullptr);
 
 // nnz per row over all ranks.
 struct NnzSummary {

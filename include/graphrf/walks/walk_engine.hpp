@@ -38,6 +38,7 @@
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/mpi/log.hpp"
 #include "graphrf/walks/deposit_sink.hpp"
+#include "graphrf/walks/walk_arcs.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
@@ -71,12 +72,10 @@ struct WalkResult {
   WalkStatistics stats;
 };
 
-// Bytes per arc of the engine's arc table (target, load factor and the target's row: one hop, one read).
-constexpr int kWalkArcBytes = 32;
-
 // Visits of walks started at owned nodes go to `sink`; without one walkers only move (the benchmark's
-// walk phase).
+// walk phase). `arcs`: a table built for this graph to share between runs (one is built here when it is
+// null or serves another graph or walk mode).
 WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits = {},
-                     DepositSink* sink = nullptr);
+                     DepositSink* sink = nullptr, const WalkArcs* arcs = nullptr);
 
 }  // namespace graphrf
