@@ -42,7 +42,7 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
   build_complete_rows();  // leading rows without walkers: the window must start at the first row with some
 }
 
-void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> visits) {
+std::vector<RowVisit>* GrfRowAssembler::visit_buffer(std::uint32_t row) {
   auto& r = slot(row);
   if (r.visits.capacity() == 0) {
     if (!spare_.empty()) {  // reuse the buffer of a built row: no fresh memory
@@ -53,9 +53,18 @@ void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> vis
       r.visits.reserve(first_visits_capacity_);
     }
   }
-  for (const Deposit& d : visits) r.visits.push_back(row_visit(d));
-  pending_ += static_cast<std::int64_t>(visits.size());
+  return &r.visits;
+}
+
+void GrfRowAssembler::visits_appended(std::uint32_t, std::int64_t count) {
+  pending_ += count;
   peak_pending_ = std::max(peak_pending_, pending_);
+}
+
+void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> visits) {
+  auto& r = *visit_buffer(row);
+  for (const Deposit& d : visits) r.push_back(row_visit(d));
+  visits_appended(row, static_cast<std::int64_t>(visits.size()));
   if (row == next_row_) build_complete_rows();
 }
 

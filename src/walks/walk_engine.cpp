@@ -141,6 +141,8 @@ class WalkSimulation {
     bool live = false;
     HopBlocks random;       // Philox blocks of the current steps
     std::vector<Deposit> visits;  // this walker's deposits since it arrived here, flushed as one run
+    std::vector<RowVisit>* home = nullptr;  // or its start row's buffer, when that row is ours
+    std::int64_t home_count = 0;            // visits appended there since it arrived
   };
   static constexpr int kLanes = 32;
 
@@ -169,6 +171,9 @@ class WalkSimulation {
     lane.arc = -1;
     lane.begin = -1;
     lane.live = true;
+    // A walker at home puts its visits straight into its row's buffer (when the sink offers one).
+    lane.home = record_visits_ && is_local(lane.w.start) ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
+                                                        : nullptr;
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
     return true;
   }
@@ -276,7 +281,14 @@ class WalkSimulation {
       lane.degree = row_ptr_[v + 1] - lane.begin;
     }
     // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
-    if (kRecord && w.step > 0) lane.visits.push_back({w.at, w.load, 0, w.step});
+    if (kRecord && w.step > 0) {
+      if (lane.home) {
+        lane.home->push_back(row_visit(w.at, w.step, w.load));
+        ++lane.home_count;
+      } else {
+        lane.visits.push_back({w.at, w.load, 0, w.step});
+      }
+    }
     if (w.step == o_.max_length) {
       ++truncated_;
       return finish(lane);
@@ -327,6 +339,8 @@ class WalkSimulation {
   // A walker's visits on this rank go out as one contiguous run, so the owner of its start node receives
   // deposits grouped by walk (assembly then gathers runs, not single deposits).
   void flush_visits(Lane& lane) {
+    if (lane.home_count > 0) sink_->visits_appended(static_cast<std::uint32_t>(lane.w.start - first_), lane.home_count);
+    lane.home_count = 0;
     deposit_run(lane.w.start, lane.visits.data(), lane.visits.size());
     lane.visits.clear();
   }

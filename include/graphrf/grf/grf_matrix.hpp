@@ -11,20 +11,10 @@
 #include <span>
 #include <vector>
 
-#include "graphrf/core/counter_rng.hpp"
 #include "graphrf/walks/deposit_sink.hpp"
 
 namespace graphrf {
 
-// One visit of a row's walks as one 128-bit integer: (column << 20 | step) in the high half, the load's bits in
-// the low half, so that sorting the integers is the fixed summation order and compares in two instructions.
-// Columns stay below 2^43 and steps below 2^20 (max_length is at most 100000).
-using RowVisit = Uint128;
-inline RowVisit row_visit(std::int64_t col, std::int32_t step, double load) {
-  const auto key = (static_cast<std::uint64_t>(col) << 20) | static_cast<std::uint64_t>(step);
-  return (static_cast<RowVisit>(key) << 64) | std::bit_cast<std::uint64_t>(load);
-}
-inline RowVisit row_visit(const Deposit& d) { return row_visit(d.col, d.step, d.load); }
 inline std::int64_t visit_col(RowVisit v) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64) >> 20); }
 inline std::int32_t visit_step(RowVisit v) { return static_cast<std::int32_t>(static_cast<std::uint64_t>(v >> 64) & 0xFFFFF); }
 inline double visit_load(RowVisit v) { return std::bit_cast<double>(static_cast<std::uint64_t>(v)); }

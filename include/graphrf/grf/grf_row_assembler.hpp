@@ -32,6 +32,8 @@ class GrfRowAssembler final : public DepositSink {
                   LengthResolvedRows rows = LengthResolvedRows::keep);
 
   void add_visits(std::uint32_t row, std::span<const Deposit> visits) override;
+  std::vector<RowVisit>* visit_buffer(std::uint32_t row) override;
+  void visits_appended(std::uint32_t row, std::int64_t count) override;
   void walker_finished(std::uint32_t row, std::int32_t hops) override;
   bool can_start_row(std::int64_t row) const override {
     return row < next_row_ + window_;

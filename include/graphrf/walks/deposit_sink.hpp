@@ -7,8 +7,12 @@
 // visits (steps 1..t; step 0 is the start node itself and is not delivered), so once all n walkers of a
 // node have reported their hop counts and that many visits have arrived, the node's row is complete,
 // whatever order the messages took.
+#include <bit>
 #include <cstdint>
 #include <span>
+#include <vector>
+
+#include "graphrf/core/counter_rng.hpp"
 
 namespace graphrf {
 
@@ -22,11 +26,26 @@ struct Deposit {
   std::int32_t step;
 };
 
+// One visit in a row's buffer, as one 128-bit integer: (column << 20 | step) in the high half, the load's bits
+// in the low half, so that sorting the integers gives the fixed summation order of assembly (grf_matrix.hpp)
+// and compares in two instructions. Columns stay below 2^43 and steps below 2^20 (max_length <= 100000).
+using RowVisit = Uint128;
+inline RowVisit row_visit(std::int64_t col, std::int32_t step, double load) {
+  const auto key = (static_cast<std::uint64_t>(col) << 20) | static_cast<std::uint64_t>(step);
+  return (static_cast<RowVisit>(key) << 64) | std::bit_cast<std::uint64_t>(load);
+}
+inline RowVisit row_visit(const Deposit& d) { return row_visit(d.col, d.step, d.load); }
+
 class DepositSink {
  public:
   virtual ~DepositSink() = default;
   // Visits of walkers from local start row `row` (every deposit has .row == row), in any order.
   virtual void add_visits(std::uint32_t row, std::span<const Deposit> visits) = 0;
+  // Where the engine may append the visits of a walker from local row `row` while the walker is on this rank,
+  // instead of batching them for add_visits (nullptr: it may not). Valid until the row's walkers have all
+  // ended; the engine reports how many it appended with visits_appended before the walker leaves or ends.
+  virtual std::vector<RowVisit>* visit_buffer(std::uint32_t /*row*/) { return nullptr; }
+  virtual void visits_appended(std::uint32_t /*row*/, std::int64_t /*count*/) {}
   // A walker from local start row `row` ended after `hops` hops; some of its visits may still be under way.
   virtual void walker_finished(std::uint32_t row, std::int32_t hops) = 0;
   // Whether the engine may start the walkers of local row `row` now. Rows start in ascending order; the
