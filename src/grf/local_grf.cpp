@@ -60,14 +60,12 @@ class LocalWalker {
   LocalWalker(const LocalGraph& g, const WalkOptions& o, std::span<const double> f, LocalWalkStats& stats)
       : g_(g), o_(o), iid_(o.halt_probability()), f_(f.begin(), f.end()), stats_(stats), arcs_(g.col.size()), row_(g.n()) {
     f_.resize(static_cast<size_t>(o.max_length) + 1, 0.0);  // f_t = 0 beyond f's length: no bounds test per visit
-    const double inv_keep = 1.0 / (1.0 - o.halt_probability());  // as the engine: its table leaves out halting
     for (std::int64_t i = 0; i < g.n(); ++i) {
       const auto begin = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i)]);
       const auto end = static_cast<size_t>(g.row_ptr[static_cast<size_t>(i) + 1]);
       const double deg = static_cast<double>(end - begin);
       for (size_t k = begin; k < end; ++k)
-        arcs_[k] = {hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], 1.0) * inv_keep,
-                    g.col[k]};
+        arcs_[k] = {hop_load_factor(o, g.normalized_weight[k], g.weight[k], deg, g.degree[static_cast<size_t>(i)], 1.0), g.col[k]};
     }
   }
 
@@ -124,7 +122,8 @@ class LocalWalker {
 
   // Visits of `count` walkers with `load` at `col` after `step` hops (f_t = 0 beyond f's length).
   void deposit(std::int64_t col, std::int64_t step, double load, std::int64_t count) {
-    row_.add(col, f_[static_cast<size_t>(step)] * (static_cast<double>(count) * load));
+    const auto t = static_cast<size_t>(step);
+    row_.add(col, f_[t] * (static_cast<double>(count) * (load * compensation_[t])));
   }
 
   void walk_packs(std::int64_t s) {
@@ -228,6 +227,7 @@ class LocalWalker {
   const WalkOptions& o_;
   const IidStep iid_;
   std::vector<double> f_;  // f_t for t = 0 .. max_length
+  std::vector<double> compensation_ = halting_compensation(o_);  // (1/(1-p))^t, applied as the engine does
   LocalWalkStats& stats_;
   // Per arc, the factor a load is multiplied by (the engine's, so that loads agree to the last bit) and its
   // target, side by side: one cache line serves both.

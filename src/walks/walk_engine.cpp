@@ -50,7 +50,7 @@ class WalkSimulation {
  public:
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
                  DepositSink* sink, const WalkArcs* table)
-      : g_(g), o_(o), iid_(o.halt_probability()), inv_keep_(1.0 / (1.0 - o.halt_probability())), log_(log),
+      : g_(g), o_(o), iid_(o.halt_probability()), compensation_(halting_compensation(o)), log_(log),
         limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
     first_ = g.first();
     last_ = first_ + g.n_local();
@@ -172,8 +172,8 @@ class WalkSimulation {
     lane.begin = -1;
     lane.live = true;
     // A walker at home puts its visits straight into its row's buffer (when the sink offers one).
-    lane.home = record_visits_ && is_local(lane.w.start) ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
-                                                        : nullptr;
+    if (record_visits_)
+      lane.home = is_local(lane.w.start) ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_)) : nullptr;
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
     return true;
   }
@@ -269,7 +269,7 @@ class WalkSimulation {
     Walker& w = lane.w;
     if (lane.arc >= 0) {  // follow the arc picked last round
       const HopArc& a = arcs_[static_cast<size_t>(lane.arc)];
-      w.load *= a.factor * inv_keep_;
+      w.load *= a.factor;
       w.at = a.target;
       lane.arc = -1;
       lane.begin = a.begin;
@@ -283,10 +283,10 @@ class WalkSimulation {
     // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
     if (kRecord && w.step > 0) {
       if (lane.home) {
-        lane.home->push_back(row_visit(w.at, w.step, w.load));
+        lane.home->push_back(row_visit(w.at, w.step, deposited_load(w)));
         ++lane.home_count;
       } else {
-        lane.visits.push_back({w.at, w.load, 0, w.step});
+        lane.visits.push_back({w.at, deposited_load(w), 0, w.step});
       }
     }
     if (w.step == o_.max_length) {
@@ -329,6 +329,9 @@ class WalkSimulation {
     flush_visits(lane);
     if (record_visits_) report_finished(lane.w);
   }
+
+  // A walker's load as deposited: the product of its arcs' factors, compensated for t hops without halting.
+  double deposited_load(const Walker& w) const { return w.load * compensation_[static_cast<size_t>(w.step)]; }
 
   void end_walk(const Walker& w) {
     ++finished_;
@@ -425,7 +428,7 @@ class WalkSimulation {
     compact_group_queue();
     const Walker head = group_.front();
     if (record_visits_ && head.step > 0)
-      for (const Walker& w : group_) deposit_one(w, {w.at, w.load, 0, w.step});
+      for (const Walker& w : group_) deposit_one(w, {w.at, deposited_load(w), 0, w.step});
     if (head.step == o_.max_length) {
       truncated_ += static_cast<std::int64_t>(size);
       for (const Walker& w : group_) end_group_walker(w);
@@ -480,7 +483,7 @@ class WalkSimulation {
       repelling_offsets(o_, head.start_id, head.walker, head.step, static_cast<std::int64_t>(c), deg, offsets_.data());
       for (size_t k = 0; k < c; ++k) {
         const HopArc& a = arcs_[static_cast<size_t>(begin + offsets_[k])];
-        movers_[k].load *= a.factor * inv_keep_;
+        movers_[k].load *= a.factor;
         movers_[k].at = a.target;
       }
     }
@@ -773,7 +776,7 @@ class WalkSimulation {
   const DistributedGraph& g_;
   const WalkOptions& o_;
   const IidStep iid_;
-  const double inv_keep_;  // 1 / (1 - p): the table's factors leave out halting
+  const std::vector<double> compensation_;  // (1/(1-p))^t: the table's factors leave out halting
   const Log& log_;
   const WalkLimits& limits_;
   DepositSink* sink_;  // null: walkers move without depositing

@@ -64,21 +64,22 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> serial_grf(const std::ve
   for (const auto& t : w_entries) nb[t.row].push_back({t.col, t.value});  // sorted by (row, col)
   // (row, col, step) -> loads
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<double>> visits;
-  const double keep = 1.0 - o.p_halt;
+  std::vector<double> compensation(static_cast<size_t>(o.max_length) + 1, 1.0);
+  for (size_t t = 1; t < compensation.size(); ++t) compensation[t] = compensation[t - 1] * (1.0 / (1.0 - o.p_halt));
   for (const auto& [start, _] : nb) {
     for (std::int64_t k = 0; k < o.walkers; ++k) {
       std::int64_t v = start;
       double load = 1.0;
       for (std::int64_t t = 0;; ++t) {
-        visits[{start, v, t}].push_back(load);
+        visits[{start, v, t}].push_back(load * compensation[static_cast<size_t>(t)]);
         if (t == o.max_length) break;
         const WalkDraw d = draw_hop(o, start, k, t);
         if (d.halt) break;
         const auto& row = nb[v];
         if (row.empty()) break;
         const auto pick = uniform_below(d.choice, row.size());
-        // W_vu deg(v), then times 1/(1 - p), as the engine's arc table and hop do.
-        const double factor = row[pick].second * static_cast<double>(row.size()) * (1.0 / keep);
+        // W_vu deg(v) per hop; (1/(1 - p))^t is applied to the deposit, as the engine does.
+        const double factor = row[pick].second * static_cast<double>(row.size());
         load *= factor;
         v = row[pick].first;
       }

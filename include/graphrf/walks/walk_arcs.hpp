@@ -5,8 +5,8 @@
 // order and, under --weights combinatorial, the self-loop last; weighted steps also get the inclusive prefix
 // sums of the step weights.
 //
-// The factor leaves out halting: it is W_vu / P(step v->u), and the engine multiplies it by 1/(1 - p) as it
-// hops. So one table serves every walk run on its graph with the same weights, step rule, scale and d_max
+// The factor leaves out halting: it is W_vu / P(step v->u), and the engine applies (1/(1 - p))^t to a load
+// when it deposits it after t hops (halting_compensation). So one table serves every walk run on its graph with the same weights, step rule, scale and d_max
 // (ensembles, heads, halting probabilities, walker counts, couplings), and is built once per graph: at
 // 32 bytes per arc, writing it costs about as much as walking a short-walk GRF (10M arcs: 0.2 s).
 #include <cstdint>

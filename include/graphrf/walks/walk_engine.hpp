@@ -9,9 +9,10 @@
 // from home. Walker and deposit batches also leave when the rank runs out of work or every 5 ms, so that rows
 // complete and release their memory.
 //
-// The load is the importance weight of Eq. 10 there, kept as a running product: it starts at 1 and each
-// hop u -> v multiplies it by W_uv / P(that hop | the walk so far), i.e. by W_uv deg(u) / (1 - p) for a
-// uniform step (halting is tested before every hop), so after t hops it is w~(walk) / p(walk prefix).
+// The load is the importance weight of Eq. 10 there: after t hops, w~(walk) / p(walk prefix), the product
+// over its hops u -> v of W_uv / P(that hop | the walk so far), i.e. of W_uv deg(u) / (1 - p) for a uniform
+// step (halting is tested before every hop). Walkers carry the product of the W_uv deg(u) factors (the arc
+// table's) and the (1/(1 - p))^t part is applied when a visit is deposited (halting_compensation).
 //
 // Termination: walker counts only grow and are bounded by N*n, so once a sum of per-rank finished counts
 // equals N*n every walker has finished, however stale the individual contributions were. Ranks contribute

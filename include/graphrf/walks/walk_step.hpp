@@ -242,6 +242,16 @@ inline double hop_load_factor(const WalkOptions& o, double normalized_weight, do
   return o.step == StepRule::uniform ? w * arcs_of_v / keep : w * row_weight / (weight * keep);
 }
 
+// (1 / (1 - p))^t for t = 0 .. max_length: the part of a walk's importance weight that compensates for not
+// halting, applied to a load when it is deposited after t hops rather than at every hop (the walk engine's
+// arc table leaves it out of its factors, so one table serves every halting probability).
+inline std::vector<double> halting_compensation(const WalkOptions& o) {
+  const double inv_keep = 1.0 / (1.0 - o.halt_probability());
+  std::vector<double> c(static_cast<size_t>(o.max_length) + 1, 1.0);
+  for (size_t t = 1; t < c.size(); ++t) c[t] = c[t - 1] * inv_keep;
+  return c;
+}
+
 // One arc a walker at v may take: its target, the factor hop_load_factor gives the load, and its step weight
 // (what --step weighted picks in proportion to).
 struct WalkArc {
