@@ -144,7 +144,7 @@ class WalkSimulation {
     std::vector<RowVisit>* home = nullptr;  // or its start row's buffer, when that row is ours
     std::int64_t home_count = 0;            // visits appended there since it arrived
   };
-  static constexpr int kLanes = 32;
+  static constexpr int kLanes = 48;
 
   // A new walker for an empty lane: a received one first, then the next from the generation cursor.
   bool refill(Lane& lane) {
