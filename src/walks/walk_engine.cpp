@@ -256,12 +256,18 @@ class WalkSimulation {
     ++w.step;
     ++hops_;
     if (w.at >= first_ && w.at < last_) return true;
+    leave(lane);
+    return false;
+  }
+
+  // A walker that stepped onto another rank's node (its hop already counted) goes there.
+  [[gnu::noinline, gnu::cold]] void leave(Lane& lane) {
+    Walker& w = lane.w;
     ++cross_hops_;
     flush_visits(lane);
     if (repelling_) send_group(&w, 1);  // repelling walker batches hold groups only
     else send_walker(w);
     lane.live = false;
-    return false;
   }
 
   template <bool kIid, bool kRecord>
@@ -272,9 +278,11 @@ class WalkSimulation {
       w.load *= a.factor;
       w.at = a.target;
       lane.arc = -1;
+      ++w.step;
+      ++hops_;
+      if (a.degree < 0) [[unlikely]] return leave(lane);  // another rank's node
       lane.begin = a.begin;
       lane.degree = a.degree;
-      if (!hop(lane)) return;
     } else if (lane.begin < 0) {  // a walker new to this lane
       const auto v = static_cast<size_t>(w.at - first_);
       lane.begin = row_ptr_[v];
