@@ -107,7 +107,7 @@ inline bool has_fixed_lengths(const WalkOptions& o) {
 }
 
 // The walker's step block number `block` (Philox, keyed by its ids), fetched unless the cache holds it.
-inline const std::array<std::uint64_t, 4>& step_block(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
+__attribute__((always_inline)) inline const std::array<std::uint64_t, 4>& step_block(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
                                                       std::int64_t block, HopBlocks& cache) {
   if (cache.index != block) {
     cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
