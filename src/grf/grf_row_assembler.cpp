@@ -11,6 +11,10 @@ namespace graphrf {
 namespace {
 // A built row's buffer is kept for reuse unless it grew past this many visits (a rare very long row).
 constexpr size_t kSlotKeepCapacity = size_t{1} << 14;
+// Rows built per call while the walks run: when the oldest open row completes, the rows behind it (up to the
+// whole window) are complete too, and building them at once kept the rank from serving walkers for tens of
+// milliseconds while others waited for them; the engine asks for the rest between its rounds.
+constexpr std::int64_t kRowsPerBuild = 1024;
 }  // namespace
 
 GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, std::int64_t walkers,
@@ -39,7 +43,7 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
   phi.indptr.push_back(0);
   phi.col.reserve(entries);
   phi.value.reserve(entries);
-  build_complete_rows();  // leading rows without walkers: the window must start at the first row with some
+  build_complete_rows(n_local);  // leading rows without walkers: the window must start at the first row with some
 }
 
 std::vector<RowVisit>* GrfRowAssembler::visit_buffer(std::uint32_t row) {
@@ -65,18 +69,24 @@ void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> vis
   auto& r = *visit_buffer(row);
   for (const Deposit& d : visits) r.push_back(row_visit(d));
   visits_appended(row, static_cast<std::int64_t>(visits.size()));
-  if (row == next_row_) build_complete_rows();
+  if (row == next_row_) build_complete_rows(kRowsPerBuild);
 }
 
 void GrfRowAssembler::walker_finished(std::uint32_t row, std::int32_t hops) {
   auto& r = slot(row);
   ++r.walkers_done;
   r.hops_done += hops;
-  if (row == next_row_) build_complete_rows();
+  if (row == next_row_) build_complete_rows(kRowsPerBuild);
 }
 
-void GrfRowAssembler::build_complete_rows() {
-  while (next_row_ < n_local_) {
+bool GrfRowAssembler::make_progress() {
+  const std::int64_t before = next_row_;
+  build_complete_rows(kRowsPerBuild);
+  return next_row_ > before;
+}
+
+void GrfRowAssembler::build_complete_rows(std::int64_t max_rows) {
+  for (const std::int64_t stop = std::min(n_local_, next_row_ + max_rows); next_row_ < stop;) {
     auto& r = slot(static_cast<std::uint32_t>(next_row_));
     const auto visits = static_cast<std::int64_t>(r.visits.size());
     const bool starts = starts_.empty() || starts_[static_cast<size_t>(next_row_)];
@@ -97,6 +107,7 @@ void GrfRowAssembler::build_complete_rows() {
 }
 
 AssembledGrf GrfRowAssembler::finish() {
+  build_complete_rows(n_local_);
   if (next_row_ < n_local_) {
     const auto& r = slot(static_cast<std::uint32_t>(next_row_));
     throw Error("GRF assembly: row " + std::to_string(first_row_ + next_row_) + " incomplete after the walks (" +

@@ -85,7 +85,8 @@ class WalkSimulation {
       receive_available();
       // Repelling: groups first, then the walkers that are alone (they run in lanes, see walk_engine.hpp).
       const bool grouped = repelling_ && work_groups();
-      const bool worked = work() || grouped;
+      const bool assembled = sink_ && sink_->make_progress();
+      const bool worked = work() || grouped || assembled;
       const double now = timer.seconds();
       if (!worked || now - last_flush >= kBatchFlushSeconds) {
         flush_walker_batches();

@@ -34,6 +34,7 @@ class GrfRowAssembler final : public DepositSink {
   void add_visits(std::uint32_t row, std::span<const Deposit> visits) override;
   std::vector<RowVisit>* visit_buffer(std::uint32_t row) override;
   void visits_appended(std::uint32_t row, std::int64_t count) override;
+  bool make_progress() override;
   void walker_finished(std::uint32_t row, std::int32_t hops) override;
   bool can_start_row(std::int64_t row) const override {
     return row < next_row_ + window_;
@@ -51,7 +52,7 @@ class GrfRowAssembler final : public DepositSink {
     std::int64_t walkers_done = 0, hops_done = 0;  // hop counts reported by ended walkers
   };
   OpenRow& slot(std::uint32_t row) { return open_[row & (open_.size() - 1)]; }
-  void build_complete_rows();
+  void build_complete_rows(std::int64_t max_rows);
 
   std::int64_t first_row_, n_local_, walkers_;
   std::vector<double> f_;

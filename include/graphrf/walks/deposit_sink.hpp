@@ -48,6 +48,9 @@ class DepositSink {
   virtual void visits_appended(std::uint32_t /*row*/, std::int64_t /*count*/) {}
   // A walker from local start row `row` ended after `hops` hops; some of its visits may still be under way.
   virtual void walker_finished(std::uint32_t row, std::int32_t hops) = 0;
+  // Work the sink put off to keep its calls short (building complete rows a batch at a time), done a piece at
+  // a time between the engine's rounds; true if there was some.
+  virtual bool make_progress() { return false; }
   // Whether the engine may start the walkers of local row `row` now. Rows start in ascending order; the
   // sink bounds how many are open (started, not yet complete) at once, and with them its memory.
   virtual bool can_start_row(std::int64_t row) const = 0;
