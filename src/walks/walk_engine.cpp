@@ -124,7 +124,14 @@ class WalkSimulation {
     for (int round = 0; round < 64; ++round) {
       int live = 0;
       for (auto& lane : lanes_) {
-        if (!lane.live && !refill(lane)) continue;
+        if (!lane.live) {
+          const Refill r = refill(lane);
+          if (r == Refill::none) continue;
+          if (r == Refill::arriving) {  // its row (not in cache: it came from elsewhere) is read next round
+            ++live;
+            continue;
+          }
+        }
         ++live;
         advance<kIid, kRecord>(lane);
       }
@@ -147,13 +154,17 @@ class WalkSimulation {
   };
   static constexpr int kLanes = 48;
 
-  // A new walker for an empty lane: a received one first, then the next from the generation cursor.
-  bool refill(Lane& lane) {
+  // A new walker for an empty lane: a received one (or a repelling walker gone alone) first, then the next
+  // from the generation cursor; which of the two it was (an arriving walker's row is seldom in cache).
+  enum class Refill { none, starting, arriving };
+  Refill refill(Lane& lane) {
+    Refill kind = Refill::starting;
     if (!queue_.empty()) {
       lane.w = queue_.back();
       lane.random = queue_random_.back();
       queue_.pop_back();
       queue_random_.pop_back();
+      kind = Refill::arriving;
     } else if (!repelling_ && advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight &&
                (next_walker_ > 0 || may_start_row())) {
       lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
@@ -167,7 +178,7 @@ class WalkSimulation {
       }
       ++started_;
     } else {
-      return false;
+      return Refill::none;
     }
     lane.arc = -1;
     lane.begin = -1;
@@ -176,7 +187,7 @@ class WalkSimulation {
     if (record_visits_)
       lane.home = is_local(lane.w.start) ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_)) : nullptr;
     __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
-    return true;
+    return kind;
   }
 
   // Sigma pairs (learned lengths, not quantile runs): a node's walkers start in order, so walker k < n/2 draws
@@ -184,7 +195,7 @@ class WalkSimulation {
   std::int64_t take_sigma_length(std::int64_t start_id, std::int64_t walker) {
     const std::int64_t half = o_.walkers / 2;
     if (walker >= half) return partner_length_[static_cast<size_t>(walker - half)];
-    const PairLengths pair = sigma_pair_lengths(o_, start_id, walker);
+    const PairLengths pair = sigma_pair_lengths(o_, start_id, walker, log_keep_);
     partner_length_[static_cast<size_t>(walker)] = pair.second;
     return pair.first;
   }
@@ -399,8 +410,10 @@ class WalkSimulation {
   void prefetch_group(size_t g, bool arcs) const {
     if (g >= group_sizes_.size()) return;
     const auto v = static_cast<size_t>(group_walkers_[group_heads_[g]].at - first_);
-    if (arcs) __builtin_prefetch(&arcs_[static_cast<size_t>(row_ptr_[v])]);
-    else __builtin_prefetch(&row_ptr_[v]);
+    if (!arcs) return __builtin_prefetch(&row_ptr_[v]);
+    // The group's walkers spread over the whole row: its first 16 arcs (8 cache lines).
+    const std::int64_t begin = row_ptr_[v], end = std::min(row_ptr_[v + 1], begin + 16);
+    for (std::int64_t a = begin; a < end; a += 2) __builtin_prefetch(&arcs_[static_cast<size_t>(a)]);
   }
 
   void push_group(const Walker* walkers, size_t count) {
@@ -785,6 +798,7 @@ class WalkSimulation {
   const DistributedGraph& g_;
   const WalkOptions& o_;
   const IidStep iid_;
+  const double log_keep_ = std::log1p(-o_.p_halt);  // ln(1 - p), for sigma pairs' lengths
   const std::vector<double> compensation_;  // (1/(1-p))^t: the table's factors leave out halting
   const Log& log_;
   const WalkLimits& limits_;

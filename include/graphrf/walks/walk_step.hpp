@@ -80,15 +80,18 @@ struct PairLengths {
 
 // Both lengths of sigma pair `pair` from one Philox block (what each walker alone would draw; the engine starts
 // a node's walkers in order and hands the second length to walker pair + n/2).
-inline PairLengths sigma_pair_lengths(const WalkOptions& o, std::int64_t start_id, std::int64_t pair) {
+// `log_keep` is ln(1 - p), which callers drawing many pairs compute once.
+inline PairLengths sigma_pair_lengths(const WalkOptions& o, std::int64_t start_id, std::int64_t pair, double log_keep) {
   const auto w = philox_block(o.seed, RngDomain::walk_length, static_cast<std::uint64_t>(start_id),
                               static_cast<std::uint64_t>(pair), o.ensemble, 0);
   const auto m = static_cast<std::uint64_t>(o.sigma.size());
   const auto q = static_cast<std::int64_t>(uniform_below(w[0], m));
   const double u1 = (static_cast<double>(q) + unit_uniform(w[1])) / static_cast<double>(m);
   const double u2 = (o.sigma[static_cast<size_t>(q)] + unit_uniform(w[2])) / static_cast<double>(m);
-  const double log_keep = std::log1p(-o.p_halt);
   return {geometric_quantile_of_log(u1, log_keep), geometric_quantile_of_log(u2, log_keep)};
+}
+inline PairLengths sigma_pair_lengths(const WalkOptions& o, std::int64_t start_id, std::int64_t pair) {
+  return sigma_pair_lengths(o, start_id, pair, std::log1p(-o.p_halt));
 }
 
 inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
@@ -120,7 +123,7 @@ __attribute__((always_inline)) inline const std::array<std::uint64_t, 4>& step_b
 // Whether the walker halts before hop `step`. Under iid termination the step's word also holds its choice
 // (IidStep); under the other couplings the choice block is left for choice_word, so a walker that halts, or
 // whose neighbour comes from a repelling group, never fetches it.
-inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
+__attribute__((always_inline)) inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
                   std::int64_t step, HopBlocks& cache) {
   if (has_fixed_lengths(o)) {  // length drawn once
     if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
@@ -135,20 +138,23 @@ inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_i
     cache.halt_index = block;
   }
   double tau = unit_uniform(cache.halt_words[static_cast<size_t>(step & 3)]);
-  if (walker >= half) tau = std::fmod(tau + 0.5, 1.0);
+  if (walker >= half) {  // (tau + 1/2) mod 1: tau + 1/2 < 1.5, so one exact subtraction (no fmod call)
+    tau += 0.5;
+    if (tau >= 1.0) tau -= 1.0;
+  }
   return tau < o.halt_probability();
 }
 
 // The 64 bits that choose the neighbour at hop `step` of a walker that did not halt there: under iid
 // termination the step's word stretched past the halting range (IidStep), otherwise one word of a block
 // serving four steps.
-inline std::uint64_t choice_word(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
+__attribute__((always_inline)) inline std::uint64_t choice_word(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
                                  std::int64_t step, HopBlocks& cache) {
   const std::uint64_t word = step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)];
   return !has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid ? iid.choice(word) : word;
 }
 
-inline WalkDraw draw_hop(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
+__attribute__((always_inline)) inline WalkDraw draw_hop(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
                          std::int64_t step, HopBlocks& cache) {
   if (halts(o, iid, start_id, walker, step, cache)) return {true, 0};  // a halting step draws no neighbour
   return {false, choice_word(o, iid, start_id, walker, step, cache)};
