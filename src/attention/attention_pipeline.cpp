@@ -48,6 +48,9 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
   });
   // Heads sharing walks validate their kernels against one spectral radius (compute_grf finds its own).
   const double rho = config.shared_walks ? spectral_radius(g, config.walk) : 1.0;
+  // Heads walking their own ensembles share one arc table (the engine's, built once per graph).
+  std::optional<WalkArcs> arcs;
+  if (!config.shared_walks && qkv.heads > 1) arcs.emplace(g, config.walk);
   for (int h = 0; h < qkv.heads; ++h) {
     HeadResult& r = heads[static_cast<size_t>(h)];
     r.kernel = config.kernel;
@@ -70,7 +73,7 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
       walk.ensemble = 2 * static_cast<std::uint64_t>(h);  // a walk ensemble per head (two with two-ensembles)
       const bool keep = config.keep_length_resolved || (config.shared_walks && qkv.heads > 1);
       r.grf = compute_grf(g, r.kernel, walk, config.estimator, log, limits,
-                          keep ? LengthResolvedRows::keep : LengthResolvedRows::drop);
+                          keep ? LengthResolvedRows::keep : LengthResolvedRows::drop, arcs ? &*arcs : nullptr);
     }
     compute_features(comm, qkv, h, config, r);
     r.policy = resolve_normalizer_policy(config.normalizer, config.normalizer_eps, r.grf.f, config.features.kind);

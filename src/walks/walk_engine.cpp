@@ -112,9 +112,8 @@ class WalkSimulation {
   // termination, uniform steps) is compiled apart, without the couplings' branches. Returns false when there
   // was nothing to do.
   bool work() {
-    const bool iid = termination_of(o_.coupling) == Termination::iid && !has_fixed_lengths(o_) &&
-                     o_.step == StepRule::uniform;
-    if (iid) return record_visits_ ? work_lanes<true, true>() : work_lanes<true, false>();
+    if (iid_steps(o_) && o_.step == StepRule::uniform)
+      return record_visits_ ? work_lanes<true, true>() : work_lanes<true, false>();
     return record_visits_ ? work_lanes<false, true>() : work_lanes<false, false>();
   }
 
@@ -267,7 +266,7 @@ class WalkSimulation {
     Walker& w = lane.w;
     ++w.step;
     ++hops_;
-    if (w.at >= first_ && w.at < last_) return true;
+    if (is_local(w.at)) return true;
     leave(lane);
     return false;
   }

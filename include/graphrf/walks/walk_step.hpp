@@ -109,6 +109,12 @@ inline bool has_fixed_lengths(const WalkOptions& o) {
   return o.quantile >= 0 || termination_of(o.coupling) == Termination::sigma;
 }
 
+// Whether every step halts or not on its own coin (iid termination, no drawn lengths): then one word per step
+// decides halting and the neighbour (IidStep).
+inline bool iid_steps(const WalkOptions& o) {
+  return !has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid;
+}
+
 // The walker's step block number `block` (Philox, keyed by its ids), fetched unless the cache holds it.
 __attribute__((always_inline)) inline const std::array<std::uint64_t, 4>& step_block(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
                                                       std::int64_t block, HopBlocks& cache) {
@@ -151,7 +157,7 @@ __attribute__((always_inline)) inline bool halts(const WalkOptions& o, const Iid
 __attribute__((always_inline)) inline std::uint64_t choice_word(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
                                  std::int64_t step, HopBlocks& cache) {
   const std::uint64_t word = step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)];
-  return !has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid ? iid.choice(word) : word;
+  return iid_steps(o) ? iid.choice(word) : word;
 }
 
 __attribute__((always_inline)) inline WalkDraw draw_hop(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
