@@ -72,9 +72,9 @@ void GrfRowAssembler::add_visits(std::uint32_t row, std::span<const Deposit> vis
   if (row == next_row_) build_complete_rows(kRowsPerBuild);
 }
 
-void GrfRowAssembler::walker_finished(std::uint32_t row, std::int32_t hops) {
+void GrfRowAssembler::walkers_finished(std::uint32_t row, std::int64_t walkers, std::int64_t hops) {
   auto& r = slot(row);
-  ++r.walkers_done;
+  r.walkers_done += walkers;
   r.hops_done += hops;
   if (row == next_row_) build_complete_rows(kRowsPerBuild);
 }

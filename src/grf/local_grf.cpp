@@ -94,8 +94,10 @@ class LocalWalker {
 
   void walk_independently(std::int64_t s) {
     const std::int64_t id = g_.id[static_cast<size_t>(s)];
+    const StartNodeStreams root(o_, id);  // one Philox block for the node's walkers
     for (std::int64_t w = 0; w < o_.walkers; ++w) {
-      HopBlocks cache;
+      WalkerDraws cache;
+      cache.stream = root.walker(w);
       std::int64_t at = s, step = 0;
       double load = 1.0;
       for (;;) {
@@ -132,6 +134,13 @@ class LocalWalker {
     const std::int64_t id = g_.id[static_cast<size_t>(s)], max_length = o_.max_length;
     const bool fixed_length = o_.fixed_length;
     std::int64_t hops = 0, truncated = 0, dead_ends = 0;
+    // Draws of walker w at `step`: its stream is split from the node's root (one Philox block for the pack).
+    const StartNodeStreams root(o_, id);
+    const auto draw = [&](std::int32_t w, std::int64_t step) {
+      WalkerDraws draws;
+      draws.stream = root.walker(w);
+      return draw_hop(o_, iid_, id, w, step, draws);
+    };
     // A pack arriving at `at` after `step` hops: its visit is deposited now; it is kept for walking unless it
     // has made its last hop.
     const auto arrive = [&](std::int64_t at, double load, std::int64_t step, size_t first, size_t count) {
@@ -149,13 +158,13 @@ class LocalWalker {
       stack_.pop_back();
       const std::int64_t begin = g_.row_ptr[static_cast<size_t>(p.at)], deg = g_.row_ptr[static_cast<size_t>(p.at) + 1] - begin;
       if (p.count == 1) {  // alone: an i.i.d. step, as the engine's lanes take it (walk_engine.hpp)
-        const WalkDraw draw = draw_hop(o_, id, pool_[p.first], p.step);
-        if (draw.halt) continue;
+        const WalkDraw step = draw(pool_[p.first], p.step);
+        if (step.halt) continue;
         if (deg == 0) {
           ++dead_ends;
           continue;
         }
-        const auto arc = static_cast<size_t>(begin) + uniform_below(draw.choice, static_cast<std::uint64_t>(deg));
+        const auto arc = static_cast<size_t>(begin) + uniform_below(step.choice, static_cast<std::uint64_t>(deg));
         ++hops;
         arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, p.first, 1);
         continue;
@@ -166,7 +175,7 @@ class LocalWalker {
         movers = pool_.size();
         for (size_t k = 0; k < p.count; ++k) {
           const std::int32_t w = pool_[p.first + k];
-          if (!draw_hop(o_, id, w, p.step).halt) pool_.push_back(w);
+          if (!draw(w, p.step).halt) pool_.push_back(w);
         }
         c = pool_.size() - movers;
       }

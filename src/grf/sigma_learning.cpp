@@ -28,7 +28,7 @@ class EndpointCollector final : public DepositSink {
   void add_visits(std::uint32_t, std::span<const Deposit> visits) override {
     deposits.insert(deposits.end(), visits.begin(), visits.end());
   }
-  void walker_finished(std::uint32_t, std::int32_t) override {}
+  void walkers_finished(std::uint32_t, std::int64_t, std::int64_t) override {}
   bool can_start_row(std::int64_t) const override { return true; }
 
   std::vector<Deposit> deposits;

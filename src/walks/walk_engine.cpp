@@ -69,7 +69,8 @@ class WalkSimulation {
     record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
     sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
-    if (termination_of(o.coupling) == Termination::antithetic) pair_halts_.assign(static_cast<size_t>(o.walkers / 2), {});
+    antithetic_ = termination_of(o.coupling) == Termination::antithetic;
+    if (antithetic_) pair_halts_.assign(static_cast<size_t>(o.walkers / 2), {});
     if (sigma_pairs_) partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
@@ -108,9 +109,12 @@ class WalkSimulation {
   // The hot loop. kLanes walkers advance round-robin, one hop per round: follow the arc picked last round
   // (its entry also holds the target's row, so a hop reads one cache line), then deposit, draw, pick the next
   // arc and prefetch it. A walker's memory access is issued one round before it is used, so up to kLanes
-  // cache misses are in flight at once instead of one (memory-level parallelism). The common case (iid
-  // termination, uniform steps) is compiled apart, without the couplings' branches. Returns false when there
-  // was nothing to do.
+  // cache misses are in flight at once instead of one (memory-level parallelism). A lane takes a start node of
+  // this rank at a time and runs its n walkers one after another (row mode): the node's row and its random
+  // root are read once for all of them, a walker that ends at home hands the lane to the next one within the
+  // same round, and the sink hears of the row once, when its last walker is done. Walkers arriving from other
+  // ranks (or a repelling group) take a lane of their own. The common case (iid termination, uniform steps)
+  // is compiled apart, without the couplings' branches. Returns false when there was nothing to do.
   bool work() {
     if (iid_steps(o_) && o_.step == StepRule::uniform)
       return record_visits_ ? work_lanes<true, true>() : work_lanes<true, false>();
@@ -126,7 +130,7 @@ class WalkSimulation {
         if (!lane.live) {
           const Refill r = refill(lane);
           if (r == Refill::none) continue;
-          if (r == Refill::arriving) {  // its row (not in cache: it came from elsewhere) is read next round
+          if (r != Refill::same_round) {  // its first step waits a round for its row or its random root
             ++live;
             continue;
           }
@@ -140,76 +144,136 @@ class WalkSimulation {
     return any;
   }
 
+  // Antithetic lanes: the termination block (steps 0-3) of a pair's first walker, which the second takes.
+  struct FirstHalts {
+    std::array<std::uint64_t, 4> words{};
+    std::int64_t index = -1;
+  };
+
   struct Lane {
     Walker w;
     std::int64_t arc = -1;     // >= 0: the arc picked last round (prefetched), followed at the start of this one
     std::int64_t begin = -1;   // the current node's arcs: begin .. begin + degree (-1: not read yet)
     std::int64_t degree = 0;
     bool live = false;
-    HopBlocks random;       // Philox blocks of the current steps
-    std::vector<Deposit> visits;  // this walker's deposits since it arrived here, flushed as one run
+    bool row_mode = false;     // running the walkers of a start node of this rank, one after another
+    WalkerDraws random;        // the walker's stream and coupling draws
+    std::vector<Deposit> visits;  // this walker's deposits for a row of another rank, flushed as one run
     std::vector<RowVisit>* home = nullptr;  // or its start row's buffer, when that row is ours
-    std::int64_t home_count = 0;            // visits appended there since it arrived
+    std::int64_t home_count = 0;            // visits appended there, not yet reported to the sink
+    // Row mode: the start node's random root and arcs, and its walkers that ended in this lane.
+    StartNodeStreams root;
+    std::int64_t row_begin = 0, row_degree = 0;
+    std::int64_t row_walkers_ended = 0, row_hops_ended = 0;
+    std::vector<FirstHalts> pair_halts;        // antithetic: indexed by pair
+    std::vector<std::int64_t> partner_length;  // sigma: the second length of each pair
   };
   static constexpr int kLanes = 48;
 
-  // A new walker for an empty lane: a received one (or a repelling walker gone alone) first, then the next
-  // from the generation cursor; which of the two it was (an arriving walker's row is seldom in cache).
-  enum class Refill { none, starting, arriving };
+  // Work for an empty lane: a received walker (or a repelling walker gone alone) first, then the next start
+  // node from the generation cursor. Either makes its first step in the next round: an arriving walker's row
+  // is seldom in cache, and a start node's random root (a Philox block) would otherwise hold up the halting
+  // decision that follows it.
+  enum class Refill { none, next_round, same_round };
   Refill refill(Lane& lane) {
-    Refill kind = Refill::starting;
     if (!queue_.empty()) {
       lane.w = queue_.back();
       lane.random = queue_random_.back();
       queue_.pop_back();
       queue_random_.pop_back();
-      kind = Refill::arriving;
-    } else if (!repelling_ && advance_to_start_node() && in_flight() < limits_.max_walkers_in_flight &&
-               (next_walker_ > 0 || may_start_row())) {
-      lane.w = Walker{g_.original_id[static_cast<size_t>(next_node_)], first_ + next_node_, first_ + next_node_,
-                      static_cast<std::int32_t>(next_walker_), 0, 1.0};
-      lane.random.forget();
-      if (sigma_pairs_) lane.random.length = take_sigma_length(lane.w.start_id, next_walker_);
-      if (!pair_halts_.empty()) share_first_halts(lane.w, lane.random);
-      if (++next_walker_ == o_.walkers) {
-        next_walker_ = 0;
-        ++next_node_;
-      }
-      ++started_;
-    } else {
-      return Refill::none;
+      lane.row_mode = false;
+      lane.arc = -1;
+      lane.begin = -1;
+      lane.live = true;
+      lane.home_count = 0;
+      // A walker back at home puts its visits straight into its row's buffer (when the sink offers one).
+      lane.home = record_visits_ && is_local(lane.w.start)
+                      ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
+                      : nullptr;
+      __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
+      return Refill::next_round;
     }
-    lane.arc = -1;
-    lane.begin = -1;
-    lane.live = true;
-    // A walker at home puts its visits straight into its row's buffer (when the sink offers one).
-    if (record_visits_)
-      lane.home = is_local(lane.w.start) ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_)) : nullptr;
-    __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
-    return kind;
+    return start_row(lane) ? Refill::same_round : Refill::none;
   }
 
-  // Sigma pairs (learned lengths, not quantile runs): a node's walkers start in order, so walker k < n/2 draws
-  // its pair's block once and leaves the second length for walker k + n/2 (one Philox call per pair, not two).
-  std::int64_t take_sigma_length(std::int64_t start_id, std::int64_t walker) {
+  // Start nodes of this rank whose random roots are computed ahead, a batch at a time, in ascending order: the
+  // Philox calls of a batch overlap, and a lane that takes one makes its first step at once.
+  struct PreparedRow {
+    std::int64_t local;
+    StartNodeStreams root;
+  };
+
+  // Whether a start node is left to take (refilling the batch when it ran out).
+  bool prepared_row_left() {
+    if (prepared_head_ < prepared_count_) return true;
+    prepared_head_ = prepared_count_ = 0;
+    for (; prepared_count_ < prepared_.size() && prepare_cursor_ < g_.n_local(); ++prepare_cursor_)
+      if (is_start(prepare_cursor_))
+        prepared_[prepared_count_++] = {prepare_cursor_, roots_(g_.original_id[static_cast<size_t>(prepare_cursor_)])};
+    return prepared_count_ > 0;
+  }
+
+  // The next start node of this rank into an empty lane (row mode), if one is left, the walkers in flight
+  // leave room and the sink has room for its row (rows open in ascending order).
+  bool start_row(Lane& lane) {
+    if (repelling_ || !prepared_row_left() || in_flight() >= limits_.max_walkers_in_flight) return false;
+    const PreparedRow& row = prepared_[prepared_head_];
+    if (sink_ && !sink_->can_start_row(row.local)) return false;
+    ++prepared_head_;
+    const auto v = static_cast<size_t>(row.local);
+    const std::int64_t start = first_ + row.local;
+    lane.row_mode = true;
+    lane.live = true;
+    lane.w = Walker{g_.original_id[v], start, start, 0, 0, 1.0};
+    lane.root = row.root;
+    lane.row_begin = row_ptr_[v];
+    lane.row_degree = row_ptr_[v + 1] - lane.row_begin;
+    lane.row_walkers_ended = lane.row_hops_ended = 0;
+    lane.home_count = 0;
+    lane.home = record_visits_ ? sink_->visit_buffer(static_cast<std::uint32_t>(row.local)) : nullptr;
+    started_ += o_.walkers;
+    begin_walker(lane);
+    return true;
+  }
+
+  // Walker lane.w.walker of the lane's start node, at the start node before its first step.
+  __attribute__((always_inline)) void begin_walker(Lane& lane) {
+    Walker& w = lane.w;
+    w.at = w.start;
+    w.step = 0;
+    w.load = 1.0;
+    lane.arc = -1;
+    lane.begin = lane.row_begin;
+    lane.degree = lane.row_degree;
+    lane.random.forget();
+    lane.random.stream = lane.root.walker(w.walker);
+    if (sigma_pairs_) [[unlikely]] lane.random.length = take_sigma_length(lane, w);
+    if (antithetic_) [[unlikely]] share_first_halts(lane, w);
+  }
+
+  // Sigma pairs (learned lengths, not quantile runs): a lane runs a node's walkers in order, so walker k < n/2
+  // draws its pair's block once and leaves the second length for walker k + n/2 (one Philox call per pair).
+  std::int64_t take_sigma_length(Lane& lane, const Walker& w) {
     const std::int64_t half = o_.walkers / 2;
-    if (walker >= half) return partner_length_[static_cast<size_t>(walker - half)];
-    const PairLengths pair = sigma_pair_lengths(o_, start_id, walker, log_keep_);
-    partner_length_[static_cast<size_t>(walker)] = pair.second;
+    if (w.walker >= half) return lane.partner_length[static_cast<size_t>(w.walker - half)];
+    lane.partner_length.resize(static_cast<size_t>(half));
+    const PairLengths pair = sigma_pair_lengths(o_, w.start_id, w.walker, log_keep_);
+    lane.partner_length[static_cast<size_t>(w.walker)] = pair.second;
     return pair.first;
   }
 
-  // Antithetic pairs started from the lanes: walker k < n/2 draws the pair's first termination block (steps
-  // 0-3, where most walks end) and walker k + n/2, started soon after, takes a copy.
-  void share_first_halts(const Walker& w, HopBlocks& random) {
+  // Antithetic pairs in a lane: walker k < n/2 draws the pair's first termination block (steps 0-3, where most
+  // walks end) and walker k + n/2, run later in the same lane, takes a copy.
+  void share_first_halts(Lane& lane, const Walker& w) {
     const std::int64_t half = o_.walkers / 2;
-    PairHalts& pair = pair_halts_[static_cast<size_t>(w.walker % half)];
+    lane.pair_halts.resize(static_cast<size_t>(half));
+    FirstHalts& pair = lane.pair_halts[static_cast<size_t>(w.walker % half)];
     if (w.walker < half) {
-      halts(o_, iid_, w.start_id, w.walker, 0, random);
-      pair = {random.halt_words, random.halt_index, -1};
+      halts(o_, iid_, w.start_id, w.walker, 0, lane.random);
+      pair = {lane.random.halt_words, lane.random.halt_index};
     } else {
-      random.halt_words = pair.words;
-      random.halt_index = pair.index;
+      lane.random.halt_words = pair.words;
+      lane.random.halt_index = pair.index;
     }
   }
 
@@ -219,7 +283,7 @@ class WalkSimulation {
 
   // A walker for the lanes; `random` holds draws already made for it (they are keyed by its ids, so any
   // rank may reuse them).
-  void enqueue(const Walker& w, const HopBlocks& random = HopBlocks{}) {
+  void enqueue(const Walker& w, const WalkerDraws& random = WalkerDraws{}) {
     queue_.push_back(w);
     queue_random_.push_back(random);
   }
@@ -261,24 +325,20 @@ class WalkSimulation {
     return global_of_canonical_[uniform_below(bits, global_of_canonical_.size())];
   }
 
-  // After a walker's node changed: count the hop; a walker now on another rank's node leaves (false).
-  bool hop(Lane& lane) {
-    Walker& w = lane.w;
-    ++w.step;
-    ++hops_;
-    if (is_local(w.at)) return true;
-    leave(lane);
-    return false;
-  }
-
-  // A walker that stepped onto another rank's node (its hop already counted) goes there.
+  // A walker that stepped onto another rank's node (its hop already counted) goes there; a lane in row mode
+  // goes on with the start node's next walker.
   [[gnu::noinline, gnu::cold]] void leave(Lane& lane) {
     Walker& w = lane.w;
     ++cross_hops_;
-    flush_visits(lane);
+    flush_remote_visits(lane);
     if (repelling_) send_group(&w, 1);  // repelling walker batches hold groups only
     else send_walker(w);
-    lane.live = false;
+    if (!lane.row_mode) {
+      report_home_visits(lane);
+      lane.live = false;
+      return;
+    }
+    next_walker(lane);
   }
 
   template <bool kIid, bool kRecord>
@@ -294,59 +354,107 @@ class WalkSimulation {
       if (a.degree < 0) [[unlikely]] return leave(lane);  // another rank's node
       lane.begin = a.begin;
       lane.degree = a.degree;
-    } else if (lane.begin < 0) {  // a walker new to this lane
+      if (kRecord) record_visit(lane);
+    } else if (lane.begin < 0) {  // a walker new to this lane, or just teleported
       const auto v = static_cast<size_t>(w.at - first_);
       lane.begin = row_ptr_[v];
       lane.degree = row_ptr_[v + 1] - lane.begin;
+      // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
+      if (kRecord && w.step > 0) record_visit(lane);
     }
-    // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
-    if (kRecord && w.step > 0) {
-      if (lane.home) {
-        lane.home->push_back(row_visit(w.at, w.step, deposited_load(w)));
-        ++lane.home_count;
+    for (;;) {  // once more for the start node's next walker when this one ends at home
+      std::uint64_t choice;
+      if (w.step == max_length_) [[unlikely]] {
+        ++truncated_;
+        goto ended;
+      }
+      if constexpr (kIid) {
+        const std::uint64_t word = step_word(o_, w.start_id, w.walker, w.step, lane.random);
+        if (iid_.halts(word)) goto ended;
+        choice = iid_.choice(word);
       } else {
-        lane.visits.push_back({w.at, deposited_load(w), 0, w.step});
+        const WalkDraw draw = draw_hop(o_, iid_, w.start_id, w.walker, w.step, lane.random);
+        if (draw.halt) goto ended;
+        choice = draw.choice;
       }
-    }
-    if (w.step == o_.max_length) {
-      ++truncated_;
-      return finish(lane);
-    }
-    std::uint64_t choice;
-    if constexpr (kIid) {
-      const std::uint64_t word = step_block(o_, w.start_id, w.walker, w.step >> 2, lane.random)[static_cast<size_t>(w.step & 3)];
-      if (iid_.halts(word)) return finish(lane);
-      choice = iid_.choice(word);
-    } else {
-      const WalkDraw draw = draw_hop(o_, iid_, w.start_id, w.walker, w.step, lane.random);
-      if (draw.halt) return finish(lane);
-      choice = draw.choice;
-    }
-    const std::int64_t begin = lane.begin, deg = lane.degree;
-    if (deg == 0) {
-      if (!o_.teleport_dangling) {
+      if (lane.degree == 0) [[unlikely]] {
+        if (o_.teleport_dangling) return teleport(lane, choice);
         ++dead_ends_;
-        return finish(lane);
+        goto ended;
       }
-      w.at = teleport_target(choice);
-      ++teleports_;
-      lane.begin = -1;  // read at the next round
-      if (hop(lane)) __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
-      return;
+      {
+        const std::int64_t begin = lane.begin, deg = lane.degree;
+        const std::int64_t pick = kIid || o_.step == StepRule::uniform
+                                      ? static_cast<std::int64_t>(uniform_below(choice, static_cast<std::uint64_t>(deg)))
+                                      : pick_weighted(cumulative_ + begin, deg, choice);
+        lane.arc = begin + pick;
+        __builtin_prefetch(&arcs_[static_cast<size_t>(lane.arc)]);
+        return;
+      }
+    ended:
+      if (!end_walker(lane)) return;
     }
-    const std::int64_t pick = kIid || o_.step == StepRule::uniform
-                                  ? static_cast<std::int64_t>(uniform_below(choice, static_cast<std::uint64_t>(deg)))
-                                  : pick_weighted(cumulative_ + begin, deg, choice);
-    lane.arc = begin + pick;
-    __builtin_prefetch(&arcs_[static_cast<size_t>(lane.arc)]);
   }
 
-  void finish(Lane& lane) {
-    end_walk(lane.w);
-    if (limits_.deposit_endpoints) lane.visits.push_back({lane.w.at, 1.0, 0, lane.w.step});
+  void record_visit(Lane& lane) {
+    const Walker& w = lane.w;
+    if (lane.home) {
+      lane.home->push_back(row_visit(w.at, w.step, deposited_load(w)));
+      ++lane.home_count;
+    } else {
+      lane.visits.push_back({w.at, deposited_load(w), 0, w.step});
+    }
+  }
+
+  // A walker at a node without out-arcs jumps to a uniform node (PageRank); its row is read next round.
+  [[gnu::noinline]] void teleport(Lane& lane, std::uint64_t choice) {
+    Walker& w = lane.w;
+    w.at = teleport_target(choice);
+    ++teleports_;
+    ++w.step;
+    ++hops_;
+    lane.begin = -1;
+    if (!is_local(w.at)) return leave(lane);
+    __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+  }
+
+  // Ends the lane's walker; true when the lane goes on at once with the next walker of its start node.
+  __attribute__((always_inline)) bool end_walker(Lane& lane) {
+    const Walker& w = lane.w;
+    end_walk(w);
+    if (limits_.deposit_endpoints) lane.visits.push_back({w.at, 1.0, 0, w.step});
+    flush_remote_visits(lane);
+    if (!lane.row_mode) {
+      report_home_visits(lane);
+      if (record_visits_) report_finished(w);
+      lane.live = false;
+      return false;
+    }
+    if (record_visits_) {
+      ++lane.row_walkers_ended;
+      lane.row_hops_ended += w.step;
+    }
+    return next_walker(lane);
+  }
+
+  // Row mode: the start node's next walker, or, at the end of the row, the next start node when no walker
+  // waits for a lane (false: the lane is free).
+  __attribute__((always_inline)) bool next_walker(Lane& lane) {
+    if (++lane.w.walker < o_.walkers) {
+      begin_walker(lane);
+      return true;
+    }
+    end_row(lane);
+    return queue_.empty() && start_row(lane);
+  }
+
+  void end_row(Lane& lane) {
+    report_home_visits(lane);
+    if (lane.row_walkers_ended > 0)
+      sink_->walkers_finished(static_cast<std::uint32_t>(lane.w.start - first_), lane.row_walkers_ended,
+                              lane.row_hops_ended);
+    lane.row_walkers_ended = lane.row_hops_ended = 0;
     lane.live = false;
-    flush_visits(lane);
-    if (record_visits_) report_finished(lane.w);
   }
 
   // A walker's load as deposited: the product of its arcs' factors, compensated for t hops without halting.
@@ -358,11 +466,17 @@ class WalkSimulation {
     if (limits_.count_endpoints) ++endpoint_counts_[static_cast<size_t>(w.at - first_)];
   }
 
-  // A walker's visits on this rank go out as one contiguous run, so the owner of its start node receives
-  // deposits grouped by walk (assembly then gathers runs, not single deposits).
-  void flush_visits(Lane& lane) {
+  // Visits appended to the lane's home row, told to the sink (at a row's end, or when a lone walker is done).
+  void report_home_visits(Lane& lane) {
     if (lane.home_count > 0) sink_->visits_appended(static_cast<std::uint32_t>(lane.w.start - first_), lane.home_count);
     lane.home_count = 0;
+  }
+
+  // A walker's visits on this rank for a row of another rank (or for endpoints) go out as one contiguous run,
+  // so the owner of its start node receives deposits grouped by walk (assembly then gathers runs, not single
+  // deposits).
+  void flush_remote_visits(Lane& lane) {
+    if (lane.visits.empty()) return;
     deposit_run(lane.w.start, lane.visits.data(), lane.visits.size());
     lane.visits.clear();
   }
@@ -440,6 +554,16 @@ class WalkSimulation {
     return true;
   }
 
+  // Sigma pairs in a pack's first step (all n walkers there, in order): walker k < n/2 draws its pair's block
+  // and leaves the second length for walker k + n/2.
+  std::int64_t take_pack_sigma_length(std::int64_t start_id, std::int64_t walker) {
+    const std::int64_t half = o_.walkers / 2;
+    if (walker >= half) return partner_length_[static_cast<size_t>(walker - half)];
+    const PairLengths pair = sigma_pair_lengths(o_, start_id, walker, log_keep_);
+    partner_length_[static_cast<size_t>(walker)] = pair.second;
+    return pair.first;
+  }
+
   // One step of the group at the front of the queue (walkers in ascending walker order, all at one owned node).
   void advance_group() {
     const auto size = static_cast<size_t>(group_sizes_[next_group_]);
@@ -450,7 +574,7 @@ class WalkSimulation {
     const Walker head = group_.front();
     if (record_visits_ && head.step > 0)
       for (const Walker& w : group_) deposit_one(w, {w.at, deposited_load(w), 0, w.step});
-    if (head.step == o_.max_length) {
+    if (head.step == max_length_) {
       truncated_ += static_cast<std::int64_t>(size);
       for (const Walker& w : group_) end_group_walker(w);
       return;
@@ -458,16 +582,19 @@ class WalkSimulation {
     movers_.clear();
     movers_random_.clear();
     // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: each sigma pair's block
-    // is drawn once, by its first walker (take_sigma_length).
+    // is drawn once, by its first walker (take_pack_sigma_length).
     const bool pack_lengths = sigma_pairs_ && head.step == 0;
     // Antithetic pairs: walker k + n/2 reuses the termination block walker k drew at this step (walkers are in
-    // ascending order, and both are keyed by the pair). Neighbours come from repelling_offsets, so no mover
-    // fetches choice words here: a walker that goes on alone fetches them in its lane when it needs them.
+    // ascending order, and both are keyed by the pair). Neighbours come from repelling_offsets; every walker's
+    // stream is split from the start node's root, derived once for the group, and goes with it to the lanes
+    // if it ends up alone.
     const bool share_halts = termination_of(o_.coupling) == Termination::antithetic;
     const std::int64_t half = o_.walkers / 2;
+    const StartNodeStreams root(o_, head.start_id);
     for (const Walker& w : group_) {
-      HopBlocks random;  // handed to the lane if this walker ends up alone (the blocks serve its next steps)
-      if (pack_lengths) random.length = take_sigma_length(w.start_id, w.walker);
+      WalkerDraws random;  // handed to the lane if this walker ends up alone
+      random.stream = root.walker(w.walker);
+      if (pack_lengths) random.length = take_pack_sigma_length(w.start_id, w.walker);
       if (share_halts && w.walker >= half) {
         const PairHalts& partner = pair_halts_[static_cast<size_t>(w.walker - half)];
         if (partner.stamp == group_step_stamp_) {
@@ -797,6 +924,7 @@ class WalkSimulation {
   const DistributedGraph& g_;
   const WalkOptions& o_;
   const IidStep iid_;
+  const std::int64_t max_length_ = o_.max_length;
   const double log_keep_ = std::log1p(-o_.p_halt);  // ln(1 - p), for sigma pairs' lengths
   const std::vector<double> compensation_;  // (1/(1-p))^t: the table's factors leave out halting
   const Log& log_;
@@ -813,15 +941,19 @@ class WalkSimulation {
   std::array<Lane, kLanes> lanes_{};
 
   std::vector<Walker> queue_;
-  std::vector<HopBlocks> queue_random_;  // beside queue_: the Philox blocks a walker from a group already drew
-  std::int64_t next_node_ = 0, next_walker_ = 0;
+  std::vector<WalkerDraws> queue_random_;  // beside queue_: the draws a walker from a group already made
+  std::int64_t next_node_ = 0;  // the generation cursor of repelling packs
+  std::array<PreparedRow, 16> prepared_{};
+  size_t prepared_head_ = 0, prepared_count_ = 0;
+  std::int64_t prepare_cursor_ = 0;
+  StartNodeRoots roots_{o_};
   std::vector<std::vector<Walker>> walker_out_;
   std::vector<std::vector<Deposit>> deposit_out_;
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
-  bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;
-  std::vector<std::int64_t> partner_length_;  // sigma: second lengths, drawn with their pair's first walker
+  bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false, antithetic_ = false;
+  std::vector<std::int64_t> partner_length_;  // sigma packs: second lengths, drawn with their pair's first walker
   std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
   // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
   // processed from next_group_; scratch for one step and for receiving.
@@ -829,7 +961,7 @@ class WalkSimulation {
   std::vector<size_t> group_heads_;
   std::vector<std::int64_t> group_sizes_, offsets_;
   size_t next_group_ = 0;
-  std::vector<HopBlocks> movers_random_;
+  std::vector<WalkerDraws> movers_random_;
   std::vector<std::uint32_t> mover_order_;  // movers sorted by destination (indices into movers_)
   std::vector<Walker> child_;                // one child group's walkers, contiguous
   // Antithetic packs: the termination block each pair's first walker drew, and at which group step.

@@ -46,7 +46,8 @@ double geometric_chi_square(const std::vector<std::int64_t>& lengths, double p, 
   return chi;
 }
 
-// Upper bound of the chi-square critical value at level 1e-6 for dof <= 40 (Wilson-Hilferty with z = 4.9).
+// Chi-square critical value at level 1e-6 (Wilson-Hilferty with z = 4.9; an upper bound for dof <= 40, and
+// accurate to a few percent of the statistic's standard deviation for the 255 used below).
 double chi_square_critical(int dof) {
   const double k = dof, z = 4.9;
   return k * std::pow(1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k)), 3);
@@ -104,6 +105,103 @@ TEST(WalkStep, IidStepHaltsWithPAndPicksNeighboursUniformly) {
       }
     }
   }
+}
+
+namespace {
+// SplitMix64 written out again from its description (Steele, Lea, Flood 2014): the output function, and the
+// rule that makes an increment odd with at least 24 bit transitions.
+std::uint64_t splitmix_output(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+std::uint64_t splitmix_increment(std::uint64_t z) {
+  z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdULL;
+  z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+  z = (z ^ (z >> 33)) | 1ULL;
+  int transitions = 0;
+  for (int b = 0; b < 63; ++b) transitions += ((z >> b) & 1) != ((z >> (b + 1)) & 1);
+  return transitions < 24 ? z ^ 0xaaaaaaaaaaaaaaaaULL : z;
+}
+
+// The step word of walker k at step t as walk_step.hpp documents it: position k 2^20 + t + 1 of the start
+// node's stream, whose seed is its word of the Philox block of ids 4j .. 4j + 3.
+std::uint64_t documented_step_word(const WalkOptions& o, std::int64_t start_id, std::int64_t k, std::int64_t t) {
+  const auto block = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id) / 4, o.ensemble);
+  const std::uint64_t seed = block[static_cast<size_t>(start_id % 4)];
+  const std::uint64_t gamma = splitmix_increment(seed + 0x9e3779b97f4a7c15ULL);
+  const std::uint64_t position = (static_cast<std::uint64_t>(k) << 20) + static_cast<std::uint64_t>(t) + 1;
+  return splitmix_output(seed + position * gamma);
+}
+
+// Chi-square statistic of the top 4 bits of two words against independent uniform pairs (256 cells).
+double pair_chi_square(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& pairs) {
+  std::vector<double> cells(256, 0.0);
+  for (const auto& [a, b] : pairs) cells[static_cast<size_t>(((a >> 60) << 4) | (b >> 60))] += 1;
+  const double expected = static_cast<double>(pairs.size()) / 256.0;
+  double chi = 0;
+  for (double c : cells) chi += (c - expected) * (c - expected) / expected;
+  return chi;
+}
+}  // namespace
+
+TEST(WalkStep, StepWordsAreTheStartNodesSplitMix64StreamAtDisjointPositions) {
+  for (std::uint64_t seed : {1u, 77u}) {
+    for (std::uint64_t ensemble : {0u, 3u}) {
+      WalkOptions o;
+      o.seed = seed;
+      o.ensemble = ensemble;
+      for (std::int64_t start : {0, 1, 2, 3, 4, 5, 1000003, 123456789}) {
+        const StartNodeStreams root(o, start);
+        for (std::int64_t k : {0, 1, 15, 1000}) {
+          WalkerDraws draws;  // derived on first use, as an arriving walker's
+          for (std::int64_t t : {0, 1, 2, 7, 99999}) {
+            const std::uint64_t want = documented_step_word(o, start, k, t);
+            ASSERT_EQ(root.walker(k).word(t), want) << start << " " << k << " " << t;
+            ASSERT_EQ(step_word(o, start, k, t, draws), want) << start << " " << k << " " << t;
+          }
+        }
+      }
+    }
+  }
+  // Nodes taken in ascending order share their root block; the roots are the same as computed alone.
+  WalkOptions o;
+  StartNodeRoots roots(o);
+  for (std::int64_t start = 0; start < 40; start += (start % 3) + 1)
+    EXPECT_EQ(roots(start).walker(2).word(5), documented_step_word(o, start, 2, 5)) << start;
+}
+
+// Words that the walks use side by side look independent: walkers k and k+1 of a node at one step, steps t and
+// t+1 of one walker, walker k at step t+1 against walker k+1 at step t (equal if walkers' stretches of the
+// stream overlapped), and one walker at nodes sharing a root block (ids 4j, 4j+1) and not (4j, 4j+4). Each
+// chi-square test over 256 cells (255 degrees of freedom) fails with probability below 1e-6 for independent
+// uniform words; the single words' top bytes are tested likewise.
+TEST(WalkStep, StepWordsOfNeighbouringWalkersStepsAndNodesLookIndependent) {
+  WalkOptions o;
+  o.seed = 11;
+  const int n = 64000;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> walkers, steps, shifted, same_block, other_block;
+  std::vector<double> top(256, 0.0);
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t start = 8 * static_cast<std::int64_t>(i);  // a root block of its own (4j and 4j+1 share)
+    const std::int64_t k = i % 13, t = i % 7;
+    const auto word = [&](std::int64_t s, std::int64_t kk, std::int64_t tt) { return walker_stream(o, s, kk).word(tt); };
+    walkers.push_back({word(start, k, t), word(start, k + 1, t)});
+    steps.push_back({word(start, k, t), word(start, k, t + 1)});
+    shifted.push_back({word(start, k, t + 1), word(start, k + 1, t)});
+    same_block.push_back({word(start, k, t), word(start + 1, k, t)});
+    other_block.push_back({word(start, k, t), word(start + 4, k, t)});
+    top[static_cast<size_t>(word(start + 2, k, t) >> 56)] += 1;
+  }
+  const double critical = chi_square_critical(255);
+  EXPECT_LT(pair_chi_square(walkers), critical);
+  EXPECT_LT(pair_chi_square(steps), critical);
+  EXPECT_LT(pair_chi_square(shifted), critical);
+  EXPECT_LT(pair_chi_square(same_block), critical);
+  EXPECT_LT(pair_chi_square(other_block), critical);
+  double chi = 0;
+  for (double c : top) chi += (c - n / 256.0) * (c - n / 256.0) / (n / 256.0);
+  EXPECT_LT(chi, critical);
 }
 
 TEST(WalkStep, AntitheticPairsNeverHaltTogetherAndStayGeometric) {

@@ -35,7 +35,7 @@ class GrfRowAssembler final : public DepositSink {
   std::vector<RowVisit>* visit_buffer(std::uint32_t row) override;
   void visits_appended(std::uint32_t row, std::int64_t count) override;
   bool make_progress() override;
-  void walker_finished(std::uint32_t row, std::int32_t hops) override;
+  void walkers_finished(std::uint32_t row, std::int64_t walkers, std::int64_t hops) override;
   bool can_start_row(std::int64_t row) const override {
     return row < next_row_ + window_;
   }

@@ -41,13 +41,16 @@ class DepositSink {
   virtual ~DepositSink() = default;
   // Visits of walkers from local start row `row` (every deposit has .row == row), in any order.
   virtual void add_visits(std::uint32_t row, std::span<const Deposit> visits) = 0;
-  // Where the engine may append the visits of a walker from local row `row` while the walker is on this rank,
+  // Where the engine may append the visits of walkers from local row `row` while they are on this rank,
   // instead of batching them for add_visits (nullptr: it may not). Valid until the row's walkers have all
-  // ended; the engine reports how many it appended with visits_appended before the walker leaves or ends.
+  // ended; the engine reports how many it appended with visits_appended before it reports those walkers ended.
   virtual std::vector<RowVisit>* visit_buffer(std::uint32_t /*row*/) { return nullptr; }
   virtual void visits_appended(std::uint32_t /*row*/, std::int64_t /*count*/) {}
-  // A walker from local start row `row` ended after `hops` hops; some of its visits may still be under way.
-  virtual void walker_finished(std::uint32_t row, std::int32_t hops) = 0;
+  // `walkers` walkers from local start row `row` ended after `hops` hops in all; some of their visits may still
+  // be under way. (The engine tells of a row's walkers that ended at home once, when its lane is done with the
+  // row, and of each walker that ended elsewhere by its completion record.)
+  virtual void walkers_finished(std::uint32_t row, std::int64_t walkers, std::int64_t hops) = 0;
+  void walker_finished(std::uint32_t row, std::int32_t hops) { walkers_finished(row, 1, hops); }
   // Work the sink put off to keep its calls short (building complete rows a batch at a time), done a piece at
   // a time between the engine's rounds; true if there was some.
   virtual bool make_progress() { return false; }

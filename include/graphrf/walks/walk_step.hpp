@@ -9,8 +9,18 @@
 // coupling walkers k and k + n/2 share a uniform tau per step and use tau and (tau + 1/2) mod 1, so for
 // p <= 1/2 they never halt on the same step while their marginals stay geometric. Under sigma coupling the
 // pair's lengths are fixed at the start (sigma_coupled_length) and the walker halts when it reaches its length.
+//
+// A walker's per-step words come from its start node's SplitMix64 stream (Steele, Lea, Flood 2014, "Fast
+// splittable pseudorandom number generators"): the stream's seed is one Philox word keyed by (seed, start id,
+// ensemble) (a block of four serves ids 4j .. 4j + 3), its odd increment gamma is mixed from that seed, and the
+// word of walker k at step t is mix64(seed + (k 2^20 + t + 1) gamma), the stream's output at position
+// k 2^20 + t + 1. Walkers read disjoint stretches of their node's stream (steps stay below 2^20), and two
+// nodes' streams have different increments, so no two walkers share a run of words. A word costs three
+// multiplications, where a Philox block (four steps) costs twenty; the n walkers of a node share a quarter
+// of a Philox call.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -25,15 +35,100 @@ struct WalkDraw {
   std::uint64_t choice;  // 64 random bits for choosing the neighbour
 };
 
-// One Philox call yields four words, each serving one step: under iid coupling a step's word decides both
-// halting and the neighbour (IidStep); under antithetic coupling a pair's termination block and the walker's
-// choice block each serve four steps. Walkers keep the current blocks to make one call per four hops.
-struct HopBlocks {
-  std::int64_t index = -1;       // step / 4 of the cached step_words
-  std::int64_t halt_index = -1;  // the same for halt_words (fetched apart: a halting step needs no choice word)
-  std::array<std::uint64_t, 4> step_words{}, halt_words{};
-  std::int64_t length = -1; // fixed-length walks: the walker's length, once drawn
-  void forget() { index = halt_index = length = -1; }  // for a new walker (the words need no clearing)
+// The SplitMix64 output function (Stafford's "variant 13" of the MurmurHash3 finaliser), as in SplitMix64.
+__attribute__((always_inline)) inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// An odd Weyl increment with enough bit transitions (SplittableRandom's rule: fewer than 24 transitions between
+// adjacent bits make a weak increment, so those are flipped into strong ones). Once per start node.
+inline std::uint64_t mix_gamma(std::uint64_t z) {
+  z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdULL;
+  z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+  z = (z ^ (z >> 33)) | 1ULL;
+  // Bits set in z ^ (z >> 1), counted in place (the generic x86-64 build has no popcount instruction, and
+  // std::popcount there is a library call).
+  std::uint64_t t = z ^ (z >> 1);
+  t -= (t >> 1) & 0x5555555555555555ULL;
+  t = (t & 0x3333333333333333ULL) + ((t >> 2) & 0x3333333333333333ULL);
+  t = (t + (t >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  const auto transitions = (t * 0x0101010101010101ULL) >> 56;
+  return transitions < 24 ? z ^ 0xaaaaaaaaaaaaaaaaULL : z;
+}
+
+// One walker's random words: word(t) serves step t (halting and the neighbour under iid termination, the
+// neighbour under the other couplings).
+struct WalkerStream {
+  std::uint64_t base = 0, gamma = 0;  // gamma == 0: not derived yet (increments are odd)
+  bool ready() const { return gamma != 0; }
+  __attribute__((always_inline)) std::uint64_t word(std::int64_t step) const {
+    return mix64(base + static_cast<std::uint64_t>(step + 1) * gamma);
+  }
+};
+
+// Steps, and so a walker's stretch of its node's stream, stay below 2^20 (validate caps max_length).
+constexpr int kWalkerStreamBits = 20;
+
+// The Philox block behind the streams of four start nodes: ids 4j .. 4j + 3 share block j, one word each.
+inline std::array<std::uint64_t, 4> start_node_root_block(const WalkOptions& o, std::int64_t start_id) {
+  return philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id) >> 2, o.ensemble);
+}
+
+// A start node's stream: its seed is its word of the root block, its increment is mixed from that word.
+class StartNodeStreams {
+ public:
+  StartNodeStreams() = default;
+  StartNodeStreams(const std::array<std::uint64_t, 4>& root_block, std::int64_t start_id)
+      : seed_(root_block[static_cast<size_t>(start_id & 3)]), gamma_(mix_gamma(seed_ + 0x9e3779b97f4a7c15ULL)) {}
+  StartNodeStreams(const WalkOptions& o, std::int64_t start_id)
+      : StartNodeStreams(start_node_root_block(o, start_id), start_id) {}
+  __attribute__((always_inline)) WalkerStream walker(std::int64_t k) const {
+    return {seed_ + (static_cast<std::uint64_t>(k) << kWalkerStreamBits) * gamma_, gamma_};
+  }
+
+ private:
+  std::uint64_t seed_ = 0, gamma_ = 0;
+};
+
+// Streams of start nodes taken in ascending id order: consecutive ids share their root block (one Philox
+// call for four nodes).
+class StartNodeRoots {
+ public:
+  explicit StartNodeRoots(const WalkOptions& o) : o_(&o) {}
+  StartNodeStreams operator()(std::int64_t start_id) {
+    const auto key = static_cast<std::uint64_t>(start_id) >> 2;
+    if (key != key_ || !valid_) {
+      block_ = start_node_root_block(*o_, start_id);
+      key_ = key;
+      valid_ = true;
+    }
+    return StartNodeStreams(block_, start_id);
+  }
+
+ private:
+  const WalkOptions* o_;
+  std::array<std::uint64_t, 4> block_{};
+  std::uint64_t key_ = 0;
+  bool valid_ = false;
+};
+
+inline WalkerStream walker_stream(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
+  return StartNodeStreams(o, start_id).walker(walker);
+}
+
+// What a walker keeps for its draws: its stream (derived on first use), and under antithetic termination the
+// Philox block of its pair's taus that serves four steps, under fixed lengths its length.
+struct WalkerDraws {
+  WalkerStream stream;
+  std::int64_t halt_index = -1;  // step / 4 of the cached halt_words
+  std::array<std::uint64_t, 4> halt_words{};
+  std::int64_t length = -1;      // fixed-length walks: the walker's length, once drawn
+  void forget() {  // for a new walker (the words need no clearing)
+    stream.gamma = 0;
+    halt_index = length = -1;
+  }
 };
 
 // Halting and choosing from one uniform 64-bit word w (iid coupling): the walker halts when w < H = p 2^64,
@@ -115,28 +210,24 @@ inline bool iid_steps(const WalkOptions& o) {
   return !has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid;
 }
 
-// The walker's step block number `block` (Philox, keyed by its ids), fetched unless the cache holds it.
-__attribute__((always_inline)) inline const std::array<std::uint64_t, 4>& step_block(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
-                                                      std::int64_t block, HopBlocks& cache) {
-  if (cache.index != block) {
-    cache.step_words = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id),
-                                    static_cast<std::uint64_t>(walker), static_cast<std::uint64_t>(block), o.ensemble);
-    cache.index = block;
-  }
-  return cache.step_words;
+// The walker's word at step `step` (its stream is derived on first use).
+__attribute__((always_inline)) inline std::uint64_t step_word(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
+                                                              std::int64_t step, WalkerDraws& draws) {
+  if (!draws.stream.ready()) [[unlikely]] draws.stream = walker_stream(o, start_id, walker);
+  return draws.stream.word(step);
 }
 
 // Whether the walker halts before hop `step`. Under iid termination the step's word also holds its choice
-// (IidStep); under the other couplings the choice block is left for choice_word, so a walker that halts, or
-// whose neighbour comes from a repelling group, never fetches it.
+// (IidStep); under the other couplings the choice word is left for choice_word, so a walker that halts, or
+// whose neighbour comes from a repelling group, never computes it.
 __attribute__((always_inline)) inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
-                  std::int64_t step, HopBlocks& cache) {
+                  std::int64_t step, WalkerDraws& cache) {
   if (has_fixed_lengths(o)) {  // length drawn once
     if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
     return step >= cache.length;
   }
   if (termination_of(o.coupling) == Termination::iid)
-    return iid.halts(step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)]);
+    return iid.halts(step_word(o, start_id, walker, step, cache));
   const std::int64_t block = step >> 2, half = o.walkers / 2;
   if (cache.halt_index != block) {
     cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, static_cast<std::uint64_t>(start_id),
@@ -152,23 +243,22 @@ __attribute__((always_inline)) inline bool halts(const WalkOptions& o, const Iid
 }
 
 // The 64 bits that choose the neighbour at hop `step` of a walker that did not halt there: under iid
-// termination the step's word stretched past the halting range (IidStep), otherwise one word of a block
-// serving four steps.
+// termination the step's word stretched past the halting range (IidStep), otherwise the step's word.
 __attribute__((always_inline)) inline std::uint64_t choice_word(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
-                                 std::int64_t step, HopBlocks& cache) {
-  const std::uint64_t word = step_block(o, start_id, walker, step >> 2, cache)[static_cast<size_t>(step & 3)];
+                                 std::int64_t step, WalkerDraws& cache) {
+  const std::uint64_t word = step_word(o, start_id, walker, step, cache);
   return iid_steps(o) ? iid.choice(word) : word;
 }
 
 __attribute__((always_inline)) inline WalkDraw draw_hop(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
-                         std::int64_t step, HopBlocks& cache) {
+                         std::int64_t step, WalkerDraws& cache) {
   if (halts(o, iid, start_id, walker, step, cache)) return {true, 0};  // a halting step draws no neighbour
   return {false, choice_word(o, iid, start_id, walker, step, cache)};
 }
 
 // The same draw without a cache (tests, serial references).
 inline WalkDraw draw_hop(const WalkOptions& o, std::int64_t start_id, std::int64_t walker, std::int64_t step) {
-  HopBlocks fresh;
+  WalkerDraws fresh;
   return draw_hop(o, IidStep(o.halt_probability()), start_id, walker, step, fresh);
 }
 
