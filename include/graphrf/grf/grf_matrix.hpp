@@ -41,13 +41,13 @@ struct SparseRows {
 };
 
 // Appends the row of start node `global_row` built from all its walks' visits (steps >= 1, any order;
-// `visits` is reordered). Step 0 is not deposited by the walk engine: every walker is at its start node
+// `visits` is used as scratch and left empty). Step 0 is not deposited by the walk engine: every walker is at its start node
 // with load 1 then, so M_0 = I, added here as the exact sum of the n unit loads.
 void append_length_resolved_row(LengthResolvedGrf& m, std::vector<RowVisit>& visits, std::int64_t global_row,
                                 std::int64_t walkers);
 
 // Appends the row of Phi = sum_t f_t M_t straight from the visits, without keeping M_t: bitwise the row
-// append_length_resolved_row then append_combined_row build (`visits` is reordered).
+// append_length_resolved_row then append_combined_row build (`visits` is used as scratch and left empty).
 void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t global_row, std::int64_t walkers,
                     std::span<const double> f);
 
