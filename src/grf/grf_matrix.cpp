@@ -1,38 +1,19 @@
 #include "graphrf/grf/grf_matrix.hpp"
 
-#include <boost/sort/pdqsort/pdqsort.hpp>
-
 #include <algorithm>
+
+#include "graphrf/grf/visit_sort.hpp"
 
 namespace graphrf {
 
 namespace {
-
-// Rows of short walks hold a few visits: up to this many they are sorted by a branch-free insertion (each visit
-// sinks through the sorted ones by compare-exchange), since a mispredicted comparison costs more than the extra
-// ones; longer rows by pattern-defeating quicksort with branch-free partitioning (Peters 2021).
-constexpr size_t kBranchFreeInsertion = 16;
-
-void sort_small(RowVisit* v, size_t n) {
-  for (size_t i = 1; i < n; ++i) {
-    RowVisit x = v[i];
-    for (size_t j = i; j > 0; --j) {
-      const RowVisit y = v[j - 1];
-      const bool greater = y > x;
-      v[j] = greater ? y : x;
-      x = greater ? x : y;
-    }
-    v[0] = x;
-  }
-}
 
 // The row's visits with M_0's entry among them (every walker is at its start node with load 1 at step 0, which
 // the walk engine does not deposit: one entry (global_row, 0) of load n, the exact sum of the n unit loads),
 // in the fixed order (RowVisit), then a sentinel that ends every run. Returns the number of entries before it.
 size_t prepare_row(std::vector<RowVisit>& visits, std::int64_t global_row, std::int64_t walkers) {
   visits.push_back(row_visit(global_row, 0, static_cast<double>(walkers)));
-  if (visits.size() <= kBranchFreeInsertion) sort_small(visits.data(), visits.size());
-  else boost::sort::pdqsort_branchless(visits.begin(), visits.end());
+  sort_row_visits(visits.data(), visits.size());
   const size_t n = visits.size();
   visits.push_back(~RowVisit{0});  // a key no visit has (columns stay below 2^43)
   return n;

@@ -158,6 +158,12 @@ class WalkSimulation {
     bool live = false;
     bool row_mode = false;     // running the walkers of a start node of this rank, one after another
     WalkerDraws random;        // the walker's stream and coupling draws
+    // I.i.d. steps: the word of the walker's current step, computed a round ahead (and for a start node's next
+    // walker, one walker ahead), so that the halting branch waits for a load, not for the word's three
+    // dependent multiplications: at p_halt 0.5 that branch is mispredicted every other step.
+    std::uint64_t word = 0;
+    WalkerStream next_stream;
+    std::uint64_t next_word = 0;
     std::vector<Deposit> visits;  // this walker's deposits for a row of another rank, flushed as one run
     std::vector<RowVisit>* home = nullptr;  // or its start row's buffer, when that row is ours
     std::int64_t home_count = 0;            // visits appended there, not yet reported to the sink
@@ -190,6 +196,7 @@ class WalkSimulation {
       lane.home = record_visits_ && is_local(lane.w.start)
                       ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
                       : nullptr;
+      lane.word = step_word(o_, lane.w.start_id, lane.w.walker, lane.w.step, lane.random);
       __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
       return Refill::next_round;
     }
@@ -201,6 +208,7 @@ class WalkSimulation {
   struct PreparedRow {
     std::int64_t local;
     StartNodeStreams root;
+    std::uint64_t first_word;  // walker 0's word at step 0
   };
 
   // Whether a start node is left to take (refilling the batch when it ran out).
@@ -208,8 +216,10 @@ class WalkSimulation {
     if (prepared_head_ < prepared_count_) return true;
     prepared_head_ = prepared_count_ = 0;
     for (; prepared_count_ < prepared_.size() && prepare_cursor_ < g_.n_local(); ++prepare_cursor_)
-      if (is_start(prepare_cursor_))
-        prepared_[prepared_count_++] = {prepare_cursor_, roots_(g_.original_id[static_cast<size_t>(prepare_cursor_)])};
+      if (is_start(prepare_cursor_)) {
+        const StartNodeStreams root = roots_(g_.original_id[static_cast<size_t>(prepare_cursor_)]);
+        prepared_[prepared_count_++] = {prepare_cursor_, root, root.walker(0).word(0)};
+      }
     return prepared_count_ > 0;
   }
 
@@ -232,6 +242,8 @@ class WalkSimulation {
     lane.home_count = 0;
     lane.home = record_visits_ ? sink_->visit_buffer(static_cast<std::uint32_t>(row.local)) : nullptr;
     started_ += o_.walkers;
+    lane.next_stream = row.root.walker(0);
+    lane.next_word = row.first_word;
     begin_walker(lane);
     return true;
   }
@@ -246,7 +258,12 @@ class WalkSimulation {
     lane.begin = lane.row_begin;
     lane.degree = lane.row_degree;
     lane.random.forget();
-    lane.random.stream = lane.root.walker(w.walker);
+    lane.random.stream = lane.next_stream;  // prepared with the previous walker
+    lane.word = lane.next_word;
+    if (w.walker + 1 < o_.walkers) {
+      lane.next_stream = lane.root.walker(w.walker + 1);
+      lane.next_word = lane.next_stream.word(0);
+    }
     if (sigma_pairs_) [[unlikely]] lane.random.length = take_sigma_length(lane, w);
     if (antithetic_) [[unlikely]] share_first_halts(lane, w);
   }
@@ -369,9 +386,10 @@ class WalkSimulation {
         goto ended;
       }
       if constexpr (kIid) {
-        const std::uint64_t word = step_word(o_, w.start_id, w.walker, w.step, lane.random);
+        const std::uint64_t word = lane.word;
         if (iid_.halts(word)) goto ended;
         choice = iid_.choice(word);
+        lane.word = lane.random.stream.word(w.step + 1);  // for the next round (the stream is ready: see refill)
       } else {
         const WalkDraw draw = draw_hop(o_, iid_, w.start_id, w.walker, w.step, lane.random);
         if (draw.halt) goto ended;

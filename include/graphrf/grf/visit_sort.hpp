@@ -1,0 +1,22 @@
+#pragma once
+// Sorting one GRF row's visits into their fixed summation order: ascending as unsigned 128-bit integers
+// (RowVisit: column and step in the high half, the load's bits in the low half). The order is the same on
+// every machine; only the algorithm depends on the row's length and the processor. Rows of short walks are
+// sorted by a branch-free insertion; longer rows by bitonic sorting networks held in AVX-512 registers where
+// the processor has them (Batcher 1968, "Sorting networks and their applications"), which sort the high
+// halves and carry the low ones along, then put visits with equal high halves in order of their low halves;
+// elsewhere, and beyond 128 visits, by pattern-defeating quicksort with branch-free partitioning (Peters 2021,
+// "Pattern-defeating Quicksort").
+#include <cstddef>
+
+#include "graphrf/walks/deposit_sink.hpp"
+
+namespace graphrf {
+
+void sort_row_visits(RowVisit* v, std::size_t n);
+
+// The two paths apart, for tests: whether this processor runs the AVX-512 networks, and the portable sort.
+bool visit_sort_uses_avx512();
+void sort_row_visits_portable(RowVisit* v, std::size_t n);
+
+}  // namespace graphrf

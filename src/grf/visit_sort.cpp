@@ -1,0 +1,156 @@
+#include "graphrf/grf/visit_sort.hpp"
+
+#include <immintrin.h>
+
+#include <boost/sort/pdqsort/pdqsort.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+// GCC 12's AVX-512 shuffle intrinsics pass an undefined vector as the unused merge source, which -Wall
+// reports as uninitialised once they are inlined here.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace graphrf {
+
+namespace {
+
+// Up to this many visits the portable path sorts by branch-free insertion (each visit sinks through the sorted
+// ones by compare-exchange): a mispredicted comparison costs more than the extra ones. The networks take over
+// from kNetworkFrom visits, where their fixed cost (loading, padding to a power of two) pays off.
+constexpr std::size_t kBranchFreeInsertion = 16;
+constexpr std::size_t kNetworkFrom = 13;
+constexpr std::size_t kNetworkUpTo = 128;
+
+void sort_by_insertion(RowVisit* v, std::size_t n) {
+  for (std::size_t i = 1; i < n; ++i) {
+    RowVisit x = v[i];
+    for (std::size_t j = i; j > 0; --j) {
+      const RowVisit y = v[j - 1];
+      const bool greater = y > x;
+      v[j] = greater ? y : x;
+      x = greater ? x : y;
+    }
+    v[0] = x;
+  }
+}
+
+inline std::uint64_t high_half(RowVisit v) { return static_cast<std::uint64_t>(v >> 64); }
+
+// Visits whose high halves are equal, in order of their low halves (after a sort by the high halves alone).
+void order_equal_keys(RowVisit* v, std::size_t n) {
+  for (std::size_t i = 0; i + 1 < n;) {
+    std::size_t e = i + 1;
+    while (e < n && high_half(v[e]) == high_half(v[i])) ++e;
+    if (e - i > 1) sort_by_insertion(v + i, e - i);
+    i = e;
+  }
+}
+
+// Each lane's partner `distance` = 4, 2 or 1 lanes away, by in-lane shuffles (the loops below are unrolled, so
+// `distance` is a constant here).
+__attribute__((target("avx512f"), always_inline)) inline __m512i partner_lanes(__m512i x, int distance) {
+  if (distance == 4) return _mm512_shuffle_i64x2(x, x, 0x4E);
+  if (distance == 2) return _mm512_permutex_epi64(x, 0x4E);
+  return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
+}
+
+// A bitonic sorting network over 8 R keys in R registers, each key moving with its payload. Stages with
+// partners in other registers compare whole registers; stages within a register pair each lane with the lane
+// `distance` away (in-lane shuffles) and keep the smaller or larger key by a mask fixed at compile time.
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__m512i* keys, __m512i* payloads) {
+#pragma GCC unroll 8
+  for (int block = 2; block <= 8 * R; block *= 2) {
+#pragma GCC unroll 8
+    for (int distance = block / 2; distance >= 1; distance /= 2) {
+      if (distance >= 8) {
+        const int apart = distance / 8;
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+          if (r & apart) continue;
+          const bool ascending = ((r * 8) & block) == 0;
+          const int low = ascending ? r : r + apart, high = ascending ? r + apart : r;
+          const __m512i a = keys[low], b = keys[high];
+          const __mmask8 swap = _mm512_cmpgt_epu64_mask(a, b);
+          keys[low] = _mm512_min_epu64(a, b);
+          keys[high] = _mm512_max_epu64(a, b);
+          const __m512i pa = payloads[low], pb = payloads[high];
+          payloads[low] = _mm512_mask_blend_epi64(swap, pa, pb);
+          payloads[high] = _mm512_mask_blend_epi64(swap, pb, pa);
+        }
+      } else {
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+          // Lanes that keep the smaller key of their pair: the lower lane of an ascending pair, the upper lane
+          // of a descending one.
+          unsigned keeps_min = 0;
+          for (int lane = 0; lane < 8; ++lane) {
+            const bool ascending = ((r * 8 + lane) & block) == 0, lower = (lane & distance) == 0;
+            if (ascending == lower) keeps_min |= 1u << lane;
+          }
+          const __m512i x = keys[r], y = partner_lanes(x, distance);
+          // Both lanes of a pair take the other's key under the same strict comparison, so ties stay put.
+          const __mmask8 take = _mm512_mask_cmplt_epu64_mask(static_cast<__mmask8>(keeps_min), y, x) |
+                                _mm512_mask_cmpgt_epu64_mask(static_cast<__mmask8>(~keeps_min), y, x);
+          keys[r] = _mm512_mask_blend_epi64(take, x, y);
+          const __m512i p = payloads[r];
+          payloads[r] = _mm512_mask_blend_epi64(take, p, partner_lanes(p, distance));
+        }
+      }
+    }
+  }
+}
+
+// Sorts n <= 8 R visits by their high halves: visits are split into keys (high halves) and payloads (low
+// halves), padded with keys that no visit has (all ones: columns stay below 2^43), sorted, and put back.
+template <int R>
+__attribute__((target("avx512f"))) void sort_by_network(RowVisit* v, std::size_t n) {
+  __m512i keys[R], payloads[R];
+  auto* words = reinterpret_cast<std::uint64_t*>(v);  // little-endian: low half, then high half
+  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i padding = _mm512_set1_epi64(-1);
+  const auto visits_in = [n](int r) { return static_cast<int>(std::min<std::size_t>(8, n - std::min<std::size_t>(n, 8 * static_cast<std::size_t>(r)))); };
+  const auto first_mask = [](int count) { return static_cast<__mmask8>((1u << std::min(2 * count, 8)) - 1); };
+  const auto second_mask = [](int count) { return static_cast<__mmask8>((1u << std::max(2 * count - 8, 0)) - 1); };
+  for (int r = 0; r < R; ++r) {
+    const int count = visits_in(r);
+    const __m512i a = _mm512_maskz_loadu_epi64(first_mask(count), words + 16 * r);
+    const __m512i b = _mm512_maskz_loadu_epi64(second_mask(count), words + 16 * r + 8);
+    keys[r] = _mm512_mask_blend_epi64(static_cast<__mmask8>((1u << count) - 1), padding, _mm512_permutex2var_epi64(a, odd, b));
+    payloads[r] = _mm512_permutex2var_epi64(a, even, b);
+  }
+  bitonic_network<R>(keys, payloads);
+  const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  for (int r = 0; r < R; ++r) {
+    const int count = visits_in(r);
+    _mm512_mask_storeu_epi64(words + 16 * r, first_mask(count), _mm512_permutex2var_epi64(payloads[r], first, keys[r]));
+    _mm512_mask_storeu_epi64(words + 16 * r + 8, second_mask(count), _mm512_permutex2var_epi64(payloads[r], second, keys[r]));
+  }
+}
+
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+}  // namespace
+
+bool visit_sort_uses_avx512() { return has_avx512(); }
+
+void sort_row_visits_portable(RowVisit* v, std::size_t n) {
+  if (n <= kBranchFreeInsertion) sort_by_insertion(v, n);
+  else boost::sort::pdqsort_branchless(v, v + n);
+}
+
+void sort_row_visits(RowVisit* v, std::size_t n) {
+  if (n < kNetworkFrom || n > kNetworkUpTo || !has_avx512()) return sort_row_visits_portable(v, n);
+  if (n <= 16) sort_by_network<2>(v, n);
+  else if (n <= 32) sort_by_network<4>(v, n);
+  else if (n <= 64) sort_by_network<8>(v, n);
+  else sort_by_network<16>(v, n);
+  order_equal_keys(v, n);
+}
+
+}  // namespace graphrf

@@ -1,0 +1,64 @@
+// sort_row_visits against std::sort of the same 128-bit visits, for every row length up to 300 (insertion,
+// every network size with partial last registers, and quicksort beyond), with visits like a GRF row's (keys
+// below 2^63, many equal high halves with distinct or equal low halves). On a processor without AVX-512 the
+// network path is not taken and the test checks the portable path twice.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "graphrf/grf/visit_sort.hpp"
+
+namespace graphrf {
+namespace {
+
+// A row of n visits: columns from a small range (so that equal columns and steps are common), steps 0..3,
+// loads from a few values (equal visits happen) or random bits.
+std::vector<RowVisit> random_row(std::mt19937_64& rng, std::size_t n, bool few_loads) {
+  std::vector<RowVisit> v(n);
+  for (auto& x : v) {
+    const std::uint64_t col = rng() % (n / 2 + 1) + (std::uint64_t{1} << 42) * (rng() % 2);
+    const std::uint64_t key = (col << 20) | (rng() % 4);
+    const std::uint64_t load = few_loads ? rng() % 3 : rng();
+    x = (static_cast<RowVisit>(key) << 64) | load;
+  }
+  return v;
+}
+
+TEST(VisitSort, EqualsAComparisonSortOfTheVisitsForEveryLength) {
+  std::mt19937_64 rng(11);
+  for (std::size_t n = 0; n <= 300; ++n) {
+    for (const bool few_loads : {false, true}) {
+      for (int trial = 0; trial < 3; ++trial) {
+        const auto row = random_row(rng, n, few_loads);
+        auto want = row;
+        std::sort(want.begin(), want.end());
+        auto got = row;
+        sort_row_visits(got.data(), got.size());
+        ASSERT_TRUE(got == want) << "n " << n << (few_loads ? " (few loads)" : "");
+        auto portable = row;
+        sort_row_visits_portable(portable.data(), portable.size());
+        ASSERT_TRUE(portable == want) << "n " << n;
+      }
+    }
+  }
+  if (!visit_sort_uses_avx512()) GTEST_SKIP() << "no AVX-512 here: only the portable path was checked";
+}
+
+// The networks leave the memory around the row alone: visits are stored back with masks.
+TEST(VisitSort, TouchesOnlyTheRow) {
+  std::mt19937_64 rng(5);
+  for (const std::size_t n : {13, 17, 31, 64, 100, 128}) {
+    auto buffer = random_row(rng, n + 16, false);
+    const auto before = buffer;
+    sort_row_visits(buffer.data() + 8, n);
+    for (std::size_t k = 0; k < 8; ++k) ASSERT_TRUE(buffer[k] == before[k]) << n;
+    for (std::size_t k = 8 + n; k < buffer.size(); ++k) ASSERT_TRUE(buffer[k] == before[k]) << n;
+    ASSERT_TRUE(std::is_sorted(buffer.begin() + 8, buffer.begin() + 8 + static_cast<std::ptrdiff_t>(n)));
+  }
+}
+
+}  // namespace
+}  // namespace graphrf
