@@ -26,37 +26,24 @@ inline double modulation(std::span<const double> f, std::uint64_t t) { return t 
 
 }  // namespace
 
-// The emission loops below take no data-dependent branch: every visit extends its (column, step) run and its
-// column's sum with selects, writes the current entry, and advances the output by one where a run or column
-// ends. Sums start from 0.0, as written out: sum = 0.0 + l1 + l2 + ... in the fixed order, and
-// Phi[i, c] = 0.0 + f_t1 M_t1[i, c] + f_t2 M_t2[i, c] + ... over ascending t.
+// Both builders walk the sorted visits by (column, step) runs: a run's loads add up as 0.0 + l1 + l2 + ...,
+// and a column's Phi as 0.0 + f_t1 M_t1[i, c] + f_t2 M_t2[i, c] + ... over ascending t. The sentinel ends every
+// run and column, so the loops test no bounds.
 void append_length_resolved_row(LengthResolvedGrf& m, std::vector<RowVisit>& visits, std::int64_t global_row,
                                 std::int64_t walkers) {
   if (m.indptr.empty()) m.indptr.push_back(0);
   const size_t n = prepare_row(visits, global_row, walkers);
-  const size_t base = m.col.size();
-  m.col.resize(base + n);
-  m.length.resize(base + n);
-  m.value.resize(base + n);
-  std::int64_t* col = m.col.data() + base;
-  std::int32_t* length = m.length.data() + base;
-  double* value = m.value.data() + base;
+  const RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
-  std::uint64_t previous = ~std::uint64_t{0};
-  double sum = 0;
-  size_t out = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const std::uint64_t key = key_of(visits[k]), next = key_of(visits[k + 1]);
-    sum = (key == previous ? sum : 0.0) + visit_load(visits[k]);
-    col[out] = static_cast<std::int64_t>(key >> 20);
-    length[out] = static_cast<std::int32_t>(key & 0xFFFFF);
-    value[out] = sum * inv_n;
-    out += key != next;
-    previous = key;
+  for (size_t k = 0; k < n;) {
+    const std::uint64_t key = key_of(v[k]);
+    double sum = 0.0;
+    do sum += visit_load(v[k++]);
+    while (key_of(v[k]) == key);
+    m.col.push_back(static_cast<std::int64_t>(key >> 20));
+    m.length.push_back(static_cast<std::int32_t>(key & 0xFFFFF));
+    m.value.push_back(sum * inv_n);
   }
-  m.col.resize(base + out);
-  m.length.resize(base + out);
-  m.value.resize(base + out);
   m.indptr.push_back(static_cast<std::int64_t>(m.col.size()));
   visits.clear();
 }
@@ -66,34 +53,20 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
   if (phi.indptr.empty()) phi.indptr.push_back(0);
   // The same products, summed in the same order, as append_combined_row over the length-resolved row.
   const size_t n = prepare_row(visits, global_row, walkers);
-  // Entries are written in place over the sorted visits (the k-th entry never overtakes the k-th visit) and
-  // appended to the output in one copy each, not one push per entry.
-  auto* col = reinterpret_cast<std::int64_t*>(visits.data());
-  auto* value = reinterpret_cast<double*>(visits.data()) + 1;
+  const RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
-  std::uint64_t previous = ~std::uint64_t{0}, open_col = ~std::uint64_t{0};
-  double sum = 0, phi_sum = 0;
-  size_t out = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const std::uint64_t key = key_of(visits[k]), next = key_of(visits[k + 1]);
-    const std::uint64_t c = key >> 20;
-    sum = (key == previous ? sum : 0.0) + visit_load(visits[k]);
-    const double term = modulation(f, key & 0xFFFFF) * (sum * inv_n);
-    const bool run_ends = key != next;
-    const double grown = (c == open_col ? phi_sum : 0.0) + term;
-    phi_sum = run_ends ? grown : phi_sum;
-    open_col = run_ends ? c : open_col;
-    col[2 * out] = static_cast<std::int64_t>(c);  // entry `out` overwrites visit `out` <= k, already read
-    value[2 * out] = phi_sum;
-    out += run_ends && c != (next >> 20);
-    previous = key;
-  }
-  const size_t base = phi.col.size();
-  phi.col.resize(base + out);
-  phi.value.resize(base + out);
-  for (size_t e = 0; e < out; ++e) {
-    phi.col[base + e] = col[2 * e];
-    phi.value[base + e] = value[2 * e];
+  for (size_t k = 0; k < n;) {
+    const std::uint64_t column = key_of(v[k]) >> 20;
+    double phi_sum = 0.0;
+    do {
+      const std::uint64_t key = key_of(v[k]);
+      double sum = 0.0;
+      do sum += visit_load(v[k++]);
+      while (key_of(v[k]) == key);
+      phi_sum += modulation(f, key & 0xFFFFF) * (sum * inv_n);
+    } while (key_of(v[k]) >> 20 == column);
+    phi.col.push_back(static_cast<std::int64_t>(column));
+    phi.value.push_back(phi_sum);
   }
   phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
   visits.clear();

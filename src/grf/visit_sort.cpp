@@ -145,6 +145,10 @@ void sort_row_visits_portable(RowVisit* v, std::size_t n) {
 }
 
 void sort_row_visits(RowVisit* v, std::size_t n) {
+  if (n <= 2) {  // a walk of one hop or none, with M_0's entry
+    if (n == 2 && v[1] < v[0]) std::swap(v[0], v[1]);
+    return;
+  }
   if (n < kNetworkFrom || n > kNetworkUpTo || !has_avx512()) return sort_row_visits_portable(v, n);
   if (n <= 16) sort_by_network<2>(v, n);
   else if (n <= 32) sort_by_network<4>(v, n);

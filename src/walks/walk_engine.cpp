@@ -310,7 +310,7 @@ class WalkSimulation {
   }
 
   bool is_start(std::int64_t local) const {
-    return starts_walkers(o_, g_.canonical_index[static_cast<size_t>(local)]);
+    return o_.start_every == 1 || starts_walkers(o_, g_.canonical_index[static_cast<size_t>(local)]);
   }
 
   // Moves the generation cursor to the next node where walkers start; false when there is none left.
