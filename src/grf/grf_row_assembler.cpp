@@ -11,6 +11,10 @@ namespace graphrf {
 namespace {
 // A built row's buffer is kept for reuse unless it grew past this many visits (a rare very long row).
 constexpr size_t kSlotKeepCapacity = size_t{1} << 14;
+// The ring of open rows starts this small and doubles when a row further ahead of the oldest opens (up to the
+// window): on one rank rows complete close to their order, and a ring sized for the whole window (2^18 rows for
+// one walker per node, 10 MiB) would cost more first touches than the walks' own memory.
+constexpr size_t kFirstRing = 1024;
 // Rows built per call while the walks run: when the oldest open row completes, the rows behind it (up to the
 // whole window) are complete too, and building them at once kept the rank from serving walkers for tens of
 // milliseconds while others waited for them; the engine asks for the rest between its rounds.
@@ -27,7 +31,7 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
       starts_(std::move(starts)),
       keep_by_length_(rows == LengthResolvedRows::keep) {
   window_ = std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1));
-  open_.resize(std::bit_ceil(static_cast<size_t>(window_)));
+  open_.resize(std::min<size_t>(std::bit_ceil(static_cast<size_t>(window_)), kFirstRing));
   const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
   first_visits_capacity_ = std::clamp<size_t>(2 * entries / static_cast<size_t>(std::max<std::int64_t>(n_local, 1)), 16, 4096);
   if (keep_by_length_) {
@@ -44,6 +48,21 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
   phi.col.reserve(entries);
   phi.value.reserve(entries);
   build_complete_rows(n_local);  // leading rows without walkers: the window must start at the first row with some
+}
+
+GrfRowAssembler::OpenRow& GrfRowAssembler::slot(std::uint32_t row) {
+  const auto ahead = static_cast<size_t>(row - next_row_);  // rows below next_row_ are never asked for
+  if (ahead >= open_.size()) [[unlikely]] grow_ring(ahead);
+  return open_[row & (open_.size() - 1)];
+}
+
+void GrfRowAssembler::grow_ring(size_t ahead) {
+  std::vector<OpenRow> larger(std::bit_ceil(ahead + 1));
+  for (size_t k = 0; k < open_.size(); ++k) {  // the open rows next_row_ .. next_row_ + size - 1, moved
+    const auto row = static_cast<size_t>(next_row_) + k;
+    larger[row & (larger.size() - 1)] = std::move(open_[row & (open_.size() - 1)]);
+  }
+  open_ = std::move(larger);
 }
 
 std::vector<RowVisit>* GrfRowAssembler::visit_buffer(std::uint32_t row) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <random>
 #include <variant>
@@ -26,11 +27,11 @@ using Item = std::variant<std::vector<Deposit>, Finished>;  // a piece of a walk
 
 // Random walks: for each row and walker, a hop count in 0..6 and one visit per step 1..hops to a random
 // column among kCols (so equal (column, step) keys occur), with a random load.
-std::vector<std::vector<Item>> synthetic_walks(std::mt19937_64& rng) {
-  std::vector<std::vector<Item>> rows(kRows);
+std::vector<std::vector<Item>> synthetic_walks(std::mt19937_64& rng, std::int64_t row_count = kRows) {
+  std::vector<std::vector<Item>> rows(static_cast<size_t>(row_count));
   std::uniform_int_distribution<int> hops_of(0, 6), col_of(0, kCols - 1);
   std::uniform_real_distribution<double> load_of(-2.0, 3.0);
-  for (std::uint32_t i = 0; i < kRows; ++i)
+  for (std::uint32_t i = 0; i < row_count; ++i)
     for (std::int64_t k = 0; k < kWalkers; ++k) {
       const int hops = hops_of(rng);
       std::vector<Deposit> visits;
@@ -46,7 +47,8 @@ std::vector<std::vector<Item>> synthetic_walks(std::mt19937_64& rng) {
   return rows;
 }
 
-// M_t[i, q] and Phi[i, q] directly: loads of equal (row, column, step) summed in ascending order, times 1/n;
+// M_t[i, q] and Phi[i, q] directly: loads of equal (row, column, step) summed in ascending order of their bit
+// patterns, times 1/n;
 // M_0 = I; Phi sums f_t M_t over t ascending.
 struct Dense {
   std::map<std::tuple<std::int64_t, std::int64_t, std::int32_t>, double> m;  // (row, col, t)
@@ -55,7 +57,7 @@ struct Dense {
 
 Dense dense_reference(const std::vector<std::vector<Item>>& rows, const std::vector<double>& f) {
   std::map<std::tuple<std::int64_t, std::int64_t, std::int32_t>, std::vector<double>> loads;
-  for (std::int64_t i = 0; i < kRows; ++i) {
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(rows.size()); ++i) {
     loads[{i, kFirstRow + i, 0}].push_back(static_cast<double>(kWalkers));  // n walkers at home with load 1
     for (const auto& item : rows[static_cast<size_t>(i)])
       if (const auto* v = std::get_if<std::vector<Deposit>>(&item))
@@ -63,7 +65,9 @@ Dense dense_reference(const std::vector<std::vector<Item>>& rows, const std::vec
   }
   Dense out;
   for (auto& [key, l] : loads) {
-    std::sort(l.begin(), l.end());
+    // The documented order: ascending bit patterns (as unsigned integers), which for negative loads is not
+    // ascending values.
+    std::sort(l.begin(), l.end(), [](double a, double b) { return std::bit_cast<std::uint64_t>(a) < std::bit_cast<std::uint64_t>(b); });
     double sum = 0;
     for (double x : l) sum += x;
     out.m[key] = sum * (1.0 / kWalkers);
@@ -79,15 +83,18 @@ Dense dense_reference(const std::vector<std::vector<Item>>& rows, const std::vec
 // leading rows whose items have all been fed are built.
 AssembledGrf feed(const std::vector<std::vector<Item>>& rows, const std::vector<std::pair<size_t, size_t>>& order,
                   const std::vector<double>& f, LengthResolvedRows length_resolved = LengthResolvedRows::keep) {
-  GrfRowAssembler a(kFirstRow, kRows, kWalkers, f, kRows, 0, {}, length_resolved);
-  std::vector<size_t> fed(kRows, 0);
+  const auto row_count = static_cast<std::int64_t>(rows.size());
+  GrfRowAssembler a(kFirstRow, row_count, kWalkers, f, row_count, 0, {}, length_resolved);
+  std::vector<size_t> fed(rows.size(), 0);
+  std::int64_t complete = 0;
   for (const auto& [i, k] : order) {
     const Item& item = rows[i][k];
     if (const auto* v = std::get_if<std::vector<Deposit>>(&item)) a.add_visits(static_cast<std::uint32_t>(i), *v);
     else a.walker_finished(std::get<Finished>(item).row, std::get<Finished>(item).hops);
+    while (a.make_progress()) {  // as the engine does between its rounds (rows are built 1024 at a time)
+    }
     ++fed[i];
-    std::int64_t complete = 0;
-    while (complete < kRows && fed[static_cast<size_t>(complete)] == rows[static_cast<size_t>(complete)].size()) ++complete;
+    while (complete < row_count && fed[static_cast<size_t>(complete)] == rows[static_cast<size_t>(complete)].size()) ++complete;
     EXPECT_EQ(a.rows_done(), complete);
   }
   return a.finish();
@@ -102,6 +109,22 @@ std::vector<std::pair<size_t, size_t>> shuffled_order(const std::vector<std::vec
 }
 
 }  // namespace
+
+// 3000 rows arriving in a shuffled order: rows far ahead of the oldest open one make the ring of open rows grow
+// (it starts at 1024 slots) while the rows already open move with it.
+TEST(GrfRowAssembler, ManyRowsOpenAtOnceGrowTheRingAndStayBitwise) {
+  std::mt19937_64 rng(29);
+  const auto rows = synthetic_walks(rng, 3000);
+  const std::vector<double> f = {1.0, 0.5, -0.25, 0.125, 0.0625, 0.03};
+  const Dense want = dense_reference(rows, f);
+  const AssembledGrf got = feed(rows, shuffled_order(rows, rng), f, LengthResolvedRows::drop);
+  std::map<std::pair<std::int64_t, std::int64_t>, double> phi;
+  for (std::int64_t i = 0; i + 1 < static_cast<std::int64_t>(got.phi.indptr.size()); ++i)
+    for (auto k = got.phi.indptr[static_cast<size_t>(i)]; k < got.phi.indptr[static_cast<size_t>(i) + 1]; ++k)
+      phi[{i, got.phi.col[static_cast<size_t>(k)]}] = got.phi.value[static_cast<size_t>(k)];
+  ASSERT_EQ(phi.size(), want.phi.size());
+  for (const auto& [key, value] : want.phi) EXPECT_EQ(phi.at(key), value);  // bitwise
+}
 
 TEST(GrfRowAssembler, ShuffledArrivalsGiveTheDenseRowsBitwise) {
   std::mt19937_64 rng(11);

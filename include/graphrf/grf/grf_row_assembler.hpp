@@ -51,7 +51,8 @@ class GrfRowAssembler final : public DepositSink {
     std::vector<RowVisit> visits;
     std::int64_t walkers_done = 0, hops_done = 0;  // hop counts reported by ended walkers
   };
-  OpenRow& slot(std::uint32_t row) { return open_[row & (open_.size() - 1)]; }
+  OpenRow& slot(std::uint32_t row);
+  void grow_ring(size_t ahead);
   void build_complete_rows(std::int64_t max_rows);
 
   std::int64_t first_row_, n_local_, walkers_;
@@ -59,7 +60,8 @@ class GrfRowAssembler final : public DepositSink {
   std::vector<bool> starts_;
   bool keep_by_length_;
   std::int64_t window_ = 1;     // rows open at once at most
-  std::vector<OpenRow> open_;   // ring of a power-of-two size >= window_: row r lives in slot r % size while open
+  std::vector<OpenRow> open_;   // ring of a power-of-two size, doubled up to >= window_ when rows run ahead:
+                                // row r lives in slot r % size while open
   // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
   // once, however wide the window.
   std::vector<std::vector<RowVisit>> spare_;
