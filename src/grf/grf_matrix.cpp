@@ -52,6 +52,12 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
                     std::span<const double> f) {
   if (phi.indptr.empty()) phi.indptr.push_back(0);
   // The same products, summed in the same order, as append_combined_row over the length-resolved row.
+  if (visits.empty()) {  // every walker halted before its first hop (half the rows at p_halt 0.5, n = 1)
+    phi.col.push_back(global_row);
+    phi.value.push_back(0.0 + modulation(f, 0) * ((0.0 + static_cast<double>(walkers)) * (1.0 / static_cast<double>(walkers))));
+    phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
+    return;
+  }
   const size_t n = prepare_row(visits, global_row, walkers);
   const RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
