@@ -31,7 +31,9 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
       starts_(std::move(starts)),
       keep_by_length_(rows == LengthResolvedRows::keep) {
   window_ = std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1));
-  open_.resize(std::min<size_t>(std::bit_ceil(static_cast<size_t>(window_)), kFirstRing));
+  const size_t ring = std::min<size_t>(std::bit_ceil(static_cast<size_t>(window_)), kFirstRing);
+  storage_.resize(ring);
+  for (auto& r : storage_) open_.push_back(&r);
   const auto entries = static_cast<size_t>(std::max<std::int64_t>(expected_entries, 0));
   first_visits_capacity_ = std::clamp<size_t>(2 * entries / static_cast<size_t>(std::max<std::int64_t>(n_local, 1)), 16, 4096);
   if (keep_by_length_) {
@@ -53,15 +55,22 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
 GrfRowAssembler::OpenRow& GrfRowAssembler::slot(std::uint32_t row) {
   const auto ahead = static_cast<size_t>(row - next_row_);  // rows below next_row_ are never asked for
   if (ahead >= open_.size()) [[unlikely]] grow_ring(ahead);
-  return open_[row & (open_.size() - 1)];
+  return *open_[row & (open_.size() - 1)];
 }
 
+// The open rows keep their addresses (the engine holds pointers to their visit buffers): the ring holds
+// pointers into storage_, which only grows at its end.
 void GrfRowAssembler::grow_ring(size_t ahead) {
-  std::vector<OpenRow> larger(std::bit_ceil(ahead + 1));
-  for (size_t k = 0; k < open_.size(); ++k) {  // the open rows next_row_ .. next_row_ + size - 1, moved
+  const size_t old_size = open_.size(), new_size = std::bit_ceil(ahead + 1);
+  std::vector<OpenRow*> larger(new_size, nullptr);
+  for (size_t k = 0; k < old_size; ++k) {  // the rows next_row_ .. next_row_ + old_size - 1 keep their records
     const auto row = static_cast<size_t>(next_row_) + k;
-    larger[row & (larger.size() - 1)] = std::move(open_[row & (open_.size() - 1)]);
+    larger[row & (new_size - 1)] = open_[row & (old_size - 1)];
   }
+  storage_.resize(new_size);
+  size_t fresh = old_size;
+  for (auto& r : larger)
+    if (!r) r = &storage_[fresh++];
   open_ = std::move(larger);
 }
 
@@ -134,6 +143,7 @@ AssembledGrf GrfRowAssembler::finish() {
                 std::to_string(r.visits.size()) + " of " + std::to_string(r.hops_done) + " visits arrived)");
   }
   open_ = {};
+  storage_ = {};
   spare_ = {};
   return std::move(out_);
 }

@@ -160,6 +160,32 @@ TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
   EXPECT_EQ(same, 1);
 }
 
+// Long walks on an expander with a block partition: at several ranks most rows wait for visits from other ranks
+// while later rows open, so the assembler's ring of open rows grows (from 1024 slots) under walkers that are
+// appending to rows it holds; the rows are bitwise those of one rank, for i.i.d. and repelling walks.
+TEST(Grf, RowsOpenFarAheadGiveTheRowsOfOneRank) {
+  for (Coupling c : {Coupling::iid, Coupling::repelling}) {
+    WalkOptions o = options(2, 0.02, 200, 13);
+    o.coupling = c;
+    const auto g = load_on(world(), "random:6000:6:5", "block");
+    const auto run = compute_grf(g, diffusion(0.5), o, GrfEstimator::symmetric, quiet_log());
+    const auto all = phi_by_id(g, run.phi[0]);
+    MPI_Comm solo_comm;
+    MPI_Comm_split(MPI_COMM_WORLD, world().rank() == 0 ? 0 : MPI_UNDEFINED, 0, &solo_comm);
+    int same = 1;
+    if (world().rank() == 0) {
+      const Communicator solo(solo_comm);
+      const auto g1 = load_on(solo, "random:6000:6:5");
+      const Log log(solo, true);
+      const auto run1 = compute_grf(g1, diffusion(0.5), o, GrfEstimator::symmetric, log);
+      same = phi_by_id(g1, run1.phi[0]) == all ? 1 : 0;
+      MPI_Comm_free(&solo_comm);
+    }
+    world().broadcast(same);
+    EXPECT_EQ(same, 1) << coupling_name(c);
+  }
+}
+
 // Streaming assembly with a window of two open rows: the engine may not start a row until the rows
 // before the window are built, so at most 2 * n * max_length visits are ever held, far fewer than the
 // walks make; the rows are bitwise those of the default window.

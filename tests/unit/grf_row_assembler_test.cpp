@@ -126,6 +126,36 @@ TEST(GrfRowAssembler, ManyRowsOpenAtOnceGrowTheRingAndStayBitwise) {
   for (const auto& [key, value] : want.phi) EXPECT_EQ(phi.at(key), value);  // bitwise
 }
 
+// The engine appends through visit_buffer's pointer for as long as a row's walkers run: the pointer must stay
+// valid when rows far ahead make the ring grow.
+TEST(GrfRowAssembler, VisitBuffersStayPutWhenTheRingGrows) {
+  const std::vector<double> f = {1.0, 0.5};
+  GrfRowAssembler a(0, 5000, 1, f, 5000, 0, {}, LengthResolvedRows::drop);
+  std::vector<RowVisit>* first = a.visit_buffer(0);
+  std::vector<RowVisit>* second = a.visit_buffer(1);
+  for (std::uint32_t row = 2; row < 5000; ++row) {  // rows 2.. open and complete; 0 and 1 stay open
+    a.visit_buffer(row)->push_back(row_visit(7, 1, 2.0));
+    a.visits_appended(row, 1);
+    a.walker_finished(row, 1);
+  }
+  first->push_back(row_visit(3, 1, 4.0));
+  a.visits_appended(0, 1);
+  second->push_back(row_visit(4, 1, 8.0));
+  a.visits_appended(1, 1);
+  a.walker_finished(1, 1);
+  a.walker_finished(0, 1);
+  while (a.make_progress()) {
+  }
+  const AssembledGrf got = a.finish();
+  ASSERT_EQ(got.phi.indptr.size(), 5001u);
+  // Row 0: M_0 at column 0 and the visit at column 3; row 1: M_0 at 1 and the visit at 4.
+  EXPECT_EQ(got.phi.col[0], 0);
+  EXPECT_EQ(got.phi.col[1], 3);
+  EXPECT_EQ(got.phi.value[1], 0.5 * 4.0);
+  EXPECT_EQ(got.phi.col[3], 4);
+  EXPECT_EQ(got.phi.value[3], 0.5 * 8.0);
+}
+
 TEST(GrfRowAssembler, ShuffledArrivalsGiveTheDenseRowsBitwise) {
   std::mt19937_64 rng(11);
   const auto rows = synthetic_walks(rng);

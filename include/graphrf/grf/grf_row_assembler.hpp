@@ -8,6 +8,7 @@
 // order of append_length_resolved_row, so the result does not depend on arrival order, rank count or
 // partition.
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <vector>
 
@@ -60,8 +61,10 @@ class GrfRowAssembler final : public DepositSink {
   std::vector<bool> starts_;
   bool keep_by_length_;
   std::int64_t window_ = 1;     // rows open at once at most
-  std::vector<OpenRow> open_;   // ring of a power-of-two size, doubled up to >= window_ when rows run ahead:
-                                // row r lives in slot r % size while open
+  // Ring of a power-of-two size, doubled up to >= window_ when rows run ahead: row r lives in slot r % size
+  // while open. The slots point into storage_, so that an open row never moves.
+  std::vector<OpenRow*> open_;
+  std::deque<OpenRow> storage_;
   // Buffers of built rows, reused by rows that open later: as many buffers exist as rows hold visits at
   // once, however wide the window.
   std::vector<std::vector<RowVisit>> spare_;
