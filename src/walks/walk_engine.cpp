@@ -69,8 +69,6 @@ class WalkSimulation {
     record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
     sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
-    antithetic_ = termination_of(o.coupling) == Termination::antithetic;
-    if (antithetic_) pair_halts_.assign(static_cast<size_t>(o.walkers / 2), {});
     if (sigma_pairs_) partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
@@ -144,12 +142,6 @@ class WalkSimulation {
     return any;
   }
 
-  // Antithetic lanes: the termination block (steps 0-3) of a pair's first walker, which the second takes.
-  struct FirstHalts {
-    std::array<std::uint64_t, 4> words{};
-    std::int64_t index = -1;
-  };
-
   struct Lane {
     Walker w;
     std::int64_t arc = -1;     // >= 0: the arc picked last round (prefetched), followed at the start of this one
@@ -171,7 +163,6 @@ class WalkSimulation {
     StartNodeStreams root;
     std::int64_t row_begin = 0, row_degree = 0;
     std::int64_t row_walkers_ended = 0, row_hops_ended = 0;
-    std::vector<FirstHalts> pair_halts;        // antithetic: indexed by pair
     std::vector<std::int64_t> partner_length;  // sigma: the second length of each pair
   };
   static constexpr int kLanes = 48;
@@ -265,7 +256,6 @@ class WalkSimulation {
       lane.next_word = lane.next_stream.word(0);
     }
     if (sigma_pairs_) [[unlikely]] lane.random.length = take_sigma_length(lane, w);
-    if (antithetic_) [[unlikely]] share_first_halts(lane, w);
   }
 
   // Sigma pairs (learned lengths, not quantile runs): a lane runs a node's walkers in order, so walker k < n/2
@@ -274,24 +264,10 @@ class WalkSimulation {
     const std::int64_t half = o_.walkers / 2;
     if (w.walker >= half) return lane.partner_length[static_cast<size_t>(w.walker - half)];
     lane.partner_length.resize(static_cast<size_t>(half));
-    const PairLengths pair = sigma_pair_lengths(o_, w.start_id, w.walker, log_keep_);
+    const PairLengths pair =
+        sigma_pair_lengths(o_, pair_stream(lane.random.stream, w.walker, o_.walkers, w.walker), log_keep_);
     lane.partner_length[static_cast<size_t>(w.walker)] = pair.second;
     return pair.first;
-  }
-
-  // Antithetic pairs in a lane: walker k < n/2 draws the pair's first termination block (steps 0-3, where most
-  // walks end) and walker k + n/2, run later in the same lane, takes a copy.
-  void share_first_halts(Lane& lane, const Walker& w) {
-    const std::int64_t half = o_.walkers / 2;
-    lane.pair_halts.resize(static_cast<size_t>(half));
-    FirstHalts& pair = lane.pair_halts[static_cast<size_t>(w.walker % half)];
-    if (w.walker < half) {
-      halts(o_, iid_, w.start_id, w.walker, 0, lane.random);
-      pair = {lane.random.halt_words, lane.random.halt_index};
-    } else {
-      lane.random.halt_words = pair.words;
-      lane.random.halt_index = pair.index;
-    }
   }
 
   std::int64_t in_flight() const {
@@ -574,10 +550,10 @@ class WalkSimulation {
 
   // Sigma pairs in a pack's first step (all n walkers there, in order): walker k < n/2 draws its pair's block
   // and leaves the second length for walker k + n/2.
-  std::int64_t take_pack_sigma_length(std::int64_t start_id, std::int64_t walker) {
+  std::int64_t take_pack_sigma_length(const WalkerStream& stream, std::int64_t walker) {
     const std::int64_t half = o_.walkers / 2;
     if (walker >= half) return partner_length_[static_cast<size_t>(walker - half)];
-    const PairLengths pair = sigma_pair_lengths(o_, start_id, walker, log_keep_);
+    const PairLengths pair = sigma_pair_lengths(o_, pair_stream(stream, walker, o_.walkers, walker), log_keep_);
     partner_length_[static_cast<size_t>(walker)] = pair.second;
     return pair.first;
   }
@@ -602,27 +578,14 @@ class WalkSimulation {
     // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: each sigma pair's block
     // is drawn once, by its first walker (take_pack_sigma_length).
     const bool pack_lengths = sigma_pairs_ && head.step == 0;
-    // Antithetic pairs: walker k + n/2 reuses the termination block walker k drew at this step (walkers are in
-    // ascending order, and both are keyed by the pair). Neighbours come from repelling_offsets; every walker's
-    // stream is split from the start node's root, derived once for the group, and goes with it to the lanes
-    // if it ends up alone.
-    const bool share_halts = termination_of(o_.coupling) == Termination::antithetic;
-    const std::int64_t half = o_.walkers / 2;
+    // Neighbours come from repelling_offsets; every walker's stream is split from the start node's root,
+    // derived once for the group, and goes with it to the lanes if it ends up alone.
     const StartNodeStreams root(o_, head.start_id);
     for (const Walker& w : group_) {
       WalkerDraws random;  // handed to the lane if this walker ends up alone
       random.stream = root.walker(w.walker);
-      if (pack_lengths) random.length = take_pack_sigma_length(w.start_id, w.walker);
-      if (share_halts && w.walker >= half) {
-        const PairHalts& partner = pair_halts_[static_cast<size_t>(w.walker - half)];
-        if (partner.stamp == group_step_stamp_) {
-          random.halt_words = partner.words;
-          random.halt_index = partner.index;
-        }
-      }
+      if (pack_lengths) random.length = take_pack_sigma_length(random.stream, w.walker);
       const bool halt = halts(o_, iid_, w.start_id, w.walker, w.step, random);
-      if (share_halts && w.walker < half)
-        pair_halts_[static_cast<size_t>(w.walker)] = {random.halt_words, random.halt_index, group_step_stamp_};
       if (halt) {
         end_group_walker(w);
       } else {
@@ -630,7 +593,6 @@ class WalkSimulation {
         movers_random_.push_back(random);
       }
     }
-    ++group_step_stamp_;
     const auto c = movers_.size();
     if (c == 0) return;
     const auto v = static_cast<size_t>(head.at - first_);
@@ -970,7 +932,7 @@ class WalkSimulation {
   std::int64_t buffered_walkers_ = 0;
   std::vector<PendingSend> sends_;
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
-  bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false, antithetic_ = false;
+  bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;
   std::vector<std::int64_t> partner_length_;  // sigma packs: second lengths, drawn with their pair's first walker
   std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
   // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
@@ -982,13 +944,6 @@ class WalkSimulation {
   std::vector<WalkerDraws> movers_random_;
   std::vector<std::uint32_t> mover_order_;  // movers sorted by destination (indices into movers_)
   std::vector<Walker> child_;                // one child group's walkers, contiguous
-  // Antithetic packs: the termination block each pair's first walker drew, and at which group step.
-  struct PairHalts {
-    std::array<std::uint64_t, 4> words{};
-    std::int64_t index = -1, stamp = -1;
-  };
-  std::vector<PairHalts> pair_halts_;
-  std::int64_t group_step_stamp_ = 0;
 
   std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0, teleports_ = 0;

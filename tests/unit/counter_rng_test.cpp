@@ -9,7 +9,7 @@ using namespace graphrf;
 
 TEST(CounterRng, SameKeySameBitsDifferentDomainDifferentBits) {
   EXPECT_EQ(philox_block(7, RngDomain::walk_step, 11, 2, 3), philox_block(7, RngDomain::walk_step, 11, 2, 3));
-  EXPECT_NE(philox_block(7, RngDomain::walk_step, 11, 2, 3), philox_block(7, RngDomain::walk_halt, 11, 2, 3));
+  EXPECT_NE(philox_block(7, RngDomain::walk_step, 11, 2, 3), philox_block(7, RngDomain::walk_length, 11, 2, 3));
   EXPECT_NE(philox_block(7, RngDomain::walk_step, 11, 2, 3), philox_block(8, RngDomain::walk_step, 11, 2, 3));
 }
 

@@ -16,7 +16,7 @@ namespace graphrf {
 enum class RngDomain : std::uint64_t {
   graph_generator = 1,
   walk_step = 2,
-  walk_halt = 3,
+  // 3 was walk_halt: antithetic taus now come from the walk streams
   wavelet_gaussian = 4,
   wavelet_probe = 5,
   feature_draw = 6,

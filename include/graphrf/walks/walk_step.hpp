@@ -6,9 +6,10 @@
 // Weller 2024, "Repelling random walks", §3).
 // Every draw is keyed by (seed, original id of the start node, walker, step, ensemble), so a walk is the
 // same whichever rank simulates it. Before every hop the walker halts with probability p; under antithetic
-// coupling walkers k and k + n/2 share a uniform tau per step and use tau and (tau + 1/2) mod 1, so for
-// p <= 1/2 they never halt on the same step while their marginals stay geometric. Under sigma coupling the
-// pair's lengths are fixed at the start (sigma_coupled_length) and the walker halts when it reaches its length.
+// coupling walkers k and k + n/2 share a uniform tau per step (their pair's stream) and use tau and
+// (tau + 1/2) mod 1, so for p <= 1/2 they never halt on the same step while their marginals stay geometric.
+// Under sigma coupling the pair's lengths are fixed at the start (sigma_pair_lengths) and the walker halts
+// when it reaches its length.
 //
 // A walker's per-step words come from its start node's SplitMix64 stream (Steele, Lea, Flood 2014, "Fast
 // splittable pseudorandom number generators"): the stream's seed is one Philox word keyed by (seed, start id,
@@ -118,16 +119,22 @@ inline WalkerStream walker_stream(const WalkOptions& o, std::int64_t start_id, s
   return StartNodeStreams(o, start_id).walker(walker);
 }
 
-// What a walker keeps for its draws: its stream (derived on first use), and under antithetic termination the
-// Philox block of its pair's taus that serves four steps, under fixed lengths its length.
+// The stream of pair `pair` of a node's n walkers (walkers pair and pair + n/2: antithetic taus, sigma's pair
+// draw): the node's stream read as a walker n + pair would read it, a stretch no walker reads. Found from any
+// walker's stream of the node, without its root.
+inline WalkerStream pair_stream(const WalkerStream& walker_stream, std::int64_t walker, std::int64_t walkers,
+                                std::int64_t pair) {
+  const auto ahead = static_cast<std::uint64_t>(walkers + pair - walker) << kWalkerStreamBits;
+  return {walker_stream.base + ahead * walker_stream.gamma, walker_stream.gamma};
+}
+
+// What a walker keeps for its draws: its stream (derived on first use) and, under fixed lengths, its length.
 struct WalkerDraws {
   WalkerStream stream;
-  std::int64_t halt_index = -1;  // step / 4 of the cached halt_words
-  std::array<std::uint64_t, 4> halt_words{};
   std::int64_t length = -1;      // fixed-length walks: the walker's length, once drawn
-  void forget() {  // for a new walker (the words need no clearing)
+  void forget() {  // for a new walker
     stream.gamma = 0;
-    halt_index = length = -1;
+    length = -1;
   }
 };
 
@@ -165,39 +172,42 @@ inline std::int64_t geometric_quantile_of_log(double u, double log_keep) {  // l
 inline std::int64_t geometric_quantile(double u, double p) { return geometric_quantile_of_log(u, std::log1p(-p)); }
 
 // Sigma coupling (Reid et al. 2025b, "Variance-reducing couplings for random features", §4.1, App. C.3):
-// walkers k and k + n/2 of a start node form pair k, whose draw (q, V1, V2) is keyed by (seed, start id, pair,
-// ensemble): q uniform in 0..m-1, u1 = (q + V1)/m, u2 = (sigma(q) + V2)/m, lengths F^-1(u1) and F^-1(u2).
-// Both u are uniform on [0, 1), so each length is exactly Geometric(p); sigma only matches their quantiles.
-// With o.quantile >= 0 (learning sigma) every walker's u is instead uniform in quantile o.quantile.
+// walkers k and k + n/2 of a start node form pair k, whose draw (q, V1, V2) is the first three words of the
+// pair's stream (pair_stream): q uniform in 0..m-1, u1 = (q + V1)/m, u2 = (sigma(q) + V2)/m, lengths F^-1(u1)
+// and F^-1(u2). Both u are uniform on [0, 1), so each length is exactly Geometric(p); sigma only matches their
+// quantiles. With o.quantile >= 0 (learning sigma) every walker's u is instead uniform in quantile o.quantile.
 struct PairLengths {
   std::int64_t first, second;  // of walkers pair and pair + n/2
 };
 
-// Both lengths of sigma pair `pair` from one Philox block (what each walker alone would draw; the engine starts
-// a node's walkers in order and hands the second length to walker pair + n/2).
-// `log_keep` is ln(1 - p), which callers drawing many pairs compute once.
-inline PairLengths sigma_pair_lengths(const WalkOptions& o, std::int64_t start_id, std::int64_t pair, double log_keep) {
-  const auto w = philox_block(o.seed, RngDomain::walk_length, static_cast<std::uint64_t>(start_id),
-                              static_cast<std::uint64_t>(pair), o.ensemble, 0);
+// Both lengths of a sigma pair from its stream (what each walker alone would draw; the engine runs a node's
+// walkers in order and hands the second length to walker pair + n/2). `log_keep` is ln(1 - p), which callers
+// drawing many pairs compute once.
+inline PairLengths sigma_pair_lengths(const WalkOptions& o, const WalkerStream& pair, double log_keep) {
   const auto m = static_cast<std::uint64_t>(o.sigma.size());
-  const auto q = static_cast<std::int64_t>(uniform_below(w[0], m));
-  const double u1 = (static_cast<double>(q) + unit_uniform(w[1])) / static_cast<double>(m);
-  const double u2 = (o.sigma[static_cast<size_t>(q)] + unit_uniform(w[2])) / static_cast<double>(m);
+  const auto q = static_cast<std::int64_t>(uniform_below(pair.word(0), m));
+  const double u1 = (static_cast<double>(q) + unit_uniform(pair.word(1))) / static_cast<double>(m);
+  const double u2 = (o.sigma[static_cast<size_t>(q)] + unit_uniform(pair.word(2))) / static_cast<double>(m);
   return {geometric_quantile_of_log(u1, log_keep), geometric_quantile_of_log(u2, log_keep)};
 }
 inline PairLengths sigma_pair_lengths(const WalkOptions& o, std::int64_t start_id, std::int64_t pair) {
-  return sigma_pair_lengths(o, start_id, pair, std::log1p(-o.p_halt));
+  return sigma_pair_lengths(o, StartNodeStreams(o, start_id).walker(o.walkers + pair), std::log1p(-o.p_halt));
 }
 
-inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
+// The length of a walker under fixed lengths (sigma pairs, or one quantile of Geometric(p) when learning sigma).
+inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
+                                      const WalkerStream& stream) {
   if (o.quantile >= 0) {
     const auto w = philox_block(o.seed, RngDomain::walk_length, static_cast<std::uint64_t>(start_id),
                                 static_cast<std::uint64_t>(walker), o.ensemble, 1);
     return geometric_quantile((o.quantile + unit_uniform(w[0])) / o.quantile_order, o.p_halt);
   }
   const std::int64_t half = o.walkers / 2;
-  const PairLengths pair = sigma_pair_lengths(o, start_id, walker % half);
+  const PairLengths pair = sigma_pair_lengths(o, pair_stream(stream, walker, o.walkers, walker % half), std::log1p(-o.p_halt));
   return walker < half ? pair.first : pair.second;
+}
+inline std::int64_t fixed_walk_length(const WalkOptions& o, std::int64_t start_id, std::int64_t walker) {
+  return fixed_walk_length(o, start_id, walker, walker_stream(o, start_id, walker));
 }
 
 inline bool has_fixed_lengths(const WalkOptions& o) {
@@ -222,19 +232,15 @@ __attribute__((always_inline)) inline std::uint64_t step_word(const WalkOptions&
 // whose neighbour comes from a repelling group, never computes it.
 __attribute__((always_inline)) inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
                   std::int64_t step, WalkerDraws& cache) {
+  if (!cache.stream.ready()) [[unlikely]] cache.stream = walker_stream(o, start_id, walker);
   if (has_fixed_lengths(o)) {  // length drawn once
-    if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker);
+    if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker, cache.stream);
     return step >= cache.length;
   }
-  if (termination_of(o.coupling) == Termination::iid)
-    return iid.halts(step_word(o, start_id, walker, step, cache));
-  const std::int64_t block = step >> 2, half = o.walkers / 2;
-  if (cache.halt_index != block) {
-    cache.halt_words = philox_block(o.seed, RngDomain::walk_halt, static_cast<std::uint64_t>(start_id),
-                                    static_cast<std::uint64_t>(walker % half), static_cast<std::uint64_t>(block), o.ensemble);
-    cache.halt_index = block;
-  }
-  double tau = unit_uniform(cache.halt_words[static_cast<size_t>(step & 3)]);
+  if (termination_of(o.coupling) == Termination::iid) return iid.halts(cache.stream.word(step));
+  // Antithetic: the pair's tau at this step, from the pair's stream.
+  const std::int64_t half = o.walkers / 2;
+  double tau = unit_uniform(pair_stream(cache.stream, walker, o.walkers, walker % half).word(step));
   if (walker >= half) {  // (tau + 1/2) mod 1: tau + 1/2 < 1.5, so one exact subtraction (no fmod call)
     tau += 0.5;
     if (tau >= 1.0) tau -= 1.0;
