@@ -197,7 +197,7 @@ class WalkSimulation {
   // Start nodes of this rank whose random roots are computed ahead, a batch at a time, in ascending order: the
   // Philox calls of a batch overlap, and a lane that takes one makes its first step at once.
   struct PreparedRow {
-    std::int64_t local;
+    std::int64_t local, id, begin, degree;  // the node, its original id and its arcs
     StartNodeStreams root;
     std::uint64_t first_word;  // walker 0's word at step 0
   };
@@ -208,8 +208,11 @@ class WalkSimulation {
     prepared_head_ = prepared_count_ = 0;
     for (; prepared_count_ < prepared_.size() && prepare_cursor_ < g_.n_local(); ++prepare_cursor_)
       if (is_start(prepare_cursor_)) {
-        const StartNodeStreams root = roots_(g_.original_id[static_cast<size_t>(prepare_cursor_)]);
-        prepared_[prepared_count_++] = {prepare_cursor_, root, root.walker(0).word(0)};
+        const auto v = static_cast<size_t>(prepare_cursor_);
+        const std::int64_t id = g_.original_id[v];
+        const StartNodeStreams root = roots_(id);
+        prepared_[prepared_count_++] = {prepare_cursor_, id, row_ptr_[v], row_ptr_[v + 1] - row_ptr_[v], root,
+                                        root.walker(0).word(0)};
       }
     return prepared_count_ > 0;
   }
@@ -221,14 +224,13 @@ class WalkSimulation {
     const PreparedRow& row = prepared_[prepared_head_];
     if (sink_ && !sink_->can_start_row(row.local)) return false;
     ++prepared_head_;
-    const auto v = static_cast<size_t>(row.local);
     const std::int64_t start = first_ + row.local;
     lane.row_mode = true;
     lane.live = true;
-    lane.w = Walker{g_.original_id[v], start, start, 0, 0, 1.0};
+    lane.w = Walker{row.id, start, start, 0, 0, 1.0};
     lane.root = row.root;
-    lane.row_begin = row_ptr_[v];
-    lane.row_degree = row_ptr_[v + 1] - lane.row_begin;
+    lane.row_begin = row.begin;
+    lane.row_degree = row.degree;
     lane.row_walkers_ended = lane.row_hops_ended = 0;
     lane.home_count = 0;
     lane.home = record_visits_ ? sink_->visit_buffer(static_cast<std::uint32_t>(row.local)) : nullptr;

@@ -125,11 +125,12 @@ std::uint64_t splitmix_increment(std::uint64_t z) {
 }
 
 // The step word of walker k at step t as walk_step.hpp documents it: position k 2^20 + t + 1 of the start
-// node's stream, whose seed is its word of the Philox block of ids 4j .. 4j + 3.
+// node's stream, whose seed is its word of the Philox block of ids 4j .. 4j + 3 and whose increment is mixed
+// from the block's last word.
 std::uint64_t documented_step_word(const WalkOptions& o, std::int64_t start_id, std::int64_t k, std::int64_t t) {
   const auto block = philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id) / 4, o.ensemble);
   const std::uint64_t seed = block[static_cast<size_t>(start_id % 4)];
-  const std::uint64_t gamma = splitmix_increment(seed + 0x9e3779b97f4a7c15ULL);
+  const std::uint64_t gamma = splitmix_increment(block[3] + 0x9e3779b97f4a7c15ULL);
   const std::uint64_t position = (static_cast<std::uint64_t>(k) << 20) + static_cast<std::uint64_t>(t) + 1;
   return splitmix_output(seed + position * gamma);
 }

@@ -12,13 +12,13 @@
 // when it reaches its length.
 //
 // A walker's per-step words come from its start node's SplitMix64 stream (Steele, Lea, Flood 2014, "Fast
-// splittable pseudorandom number generators"): the stream's seed is one Philox word keyed by (seed, start id,
-// ensemble) (a block of four serves ids 4j .. 4j + 3), its odd increment gamma is mixed from that seed, and the
-// word of walker k at step t is mix64(seed + (k 2^20 + t + 1) gamma), the stream's output at position
-// k 2^20 + t + 1. Walkers read disjoint stretches of their node's stream (steps stay below 2^20), and two
-// nodes' streams have different increments, so no two walkers share a run of words. A word costs three
-// multiplications, where a Philox block (four steps) costs twenty; the n walkers of a node share a quarter
-// of a Philox call.
+// splittable pseudorandom number generators"): one Philox block keyed by (seed, start id / 4, ensemble) serves
+// ids 4j .. 4j + 3, each node's seed is its word of the block and their odd increment gamma is mixed from the
+// block, and the word of walker k at step t is mix64(seed + (k 2^20 + t + 1) gamma), the stream's output at
+// position k 2^20 + t + 1. Walkers read disjoint stretches of their node's stream (steps stay below 2^20), and
+// the nodes of different blocks have different increments, so no two walkers share a run of words (see
+// root_block_gamma for nodes of one block). A word costs three multiplications, where a Philox block (four
+// steps) costs twenty; the n walkers of four nodes share one Philox call.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -77,14 +77,23 @@ inline std::array<std::uint64_t, 4> start_node_root_block(const WalkOptions& o, 
   return philox_block(o.seed, RngDomain::walk_step, static_cast<std::uint64_t>(start_id) >> 2, o.ensemble);
 }
 
-// A start node's stream: its seed is its word of the root block, its increment is mixed from that word.
+// The increment the four start nodes of a root block share, mixed from the block's last word. (Four nodes with
+// one increment and independent seeds: their walkers' stretches coincide only if two seeds differ by a small
+// multiple of it, with probability below 2^-38 per block for 2^20 walkers per node.)
+inline std::uint64_t root_block_gamma(const std::array<std::uint64_t, 4>& root_block) {
+  return mix_gamma(root_block[3] + 0x9e3779b97f4a7c15ULL);
+}
+
+// A start node's stream: its seed is its word of the root block, its increment the block's.
 class StartNodeStreams {
  public:
   StartNodeStreams() = default;
-  StartNodeStreams(const std::array<std::uint64_t, 4>& root_block, std::int64_t start_id)
-      : seed_(root_block[static_cast<size_t>(start_id & 3)]), gamma_(mix_gamma(seed_ + 0x9e3779b97f4a7c15ULL)) {}
-  StartNodeStreams(const WalkOptions& o, std::int64_t start_id)
-      : StartNodeStreams(start_node_root_block(o, start_id), start_id) {}
+  StartNodeStreams(std::uint64_t seed, std::uint64_t gamma) : seed_(seed), gamma_(gamma) {}
+  StartNodeStreams(const WalkOptions& o, std::int64_t start_id) {
+    const auto block = start_node_root_block(o, start_id);
+    seed_ = block[static_cast<size_t>(start_id & 3)];
+    gamma_ = root_block_gamma(block);
+  }
   __attribute__((always_inline)) WalkerStream walker(std::int64_t k) const {
     return {seed_ + (static_cast<std::uint64_t>(k) << kWalkerStreamBits) * gamma_, gamma_};
   }
@@ -94,7 +103,7 @@ class StartNodeStreams {
 };
 
 // Streams of start nodes taken in ascending id order: consecutive ids share their root block (one Philox
-// call for four nodes).
+// call and one increment for four nodes).
 class StartNodeRoots {
  public:
   explicit StartNodeRoots(const WalkOptions& o) : o_(&o) {}
@@ -102,16 +111,17 @@ class StartNodeRoots {
     const auto key = static_cast<std::uint64_t>(start_id) >> 2;
     if (key != key_ || !valid_) {
       block_ = start_node_root_block(*o_, start_id);
+      gamma_ = root_block_gamma(block_);
       key_ = key;
       valid_ = true;
     }
-    return StartNodeStreams(block_, start_id);
+    return StartNodeStreams(block_[static_cast<size_t>(start_id & 3)], gamma_);
   }
 
  private:
   const WalkOptions* o_;
   std::array<std::uint64_t, 4> block_{};
-  std::uint64_t key_ = 0;
+  std::uint64_t gamma_ = 0, key_ = 0;
   bool valid_ = false;
 };
 
