@@ -95,8 +95,8 @@ def main():
     scale.add_argument("--kind", choices=["grid", "random"], default="random")
     scale.add_argument("--mean-degree", type=float, default=10)
     scale.add_argument("--walkers", type=int, default=16)
-    scale.add_argument("--hop-ns", type=float, default=43.0, help="walk phase, ns per hop per rank")
-    scale.add_argument("--visit-ns", type=float, default=227.0, help="deposit, its trip home and assembly, ns per visit")
+    scale.add_argument("--hop-ns", type=float, default=40.0, help="walk phase, ns per hop per rank")
+    scale.add_argument("--visit-ns", type=float, default=186.0, help="deposit, its trip home and assembly, ns per visit")
     scale.add_argument("--graph-bytes-per-node", type=float, default=621.0)
     scale.add_argument("--output-bytes-per-node", type=float, default=852.0,
                        help="/grf (about 2200 with /grf_by_length)")
