@@ -134,30 +134,37 @@ TEST(Grf, EqualsIndependentSerialWalkerForEveryPartition) {
   }
 }
 
-TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
-  const WalkOptions o = options(8, 0.2, 20, 7);
-  const auto g = load_on(world(), "grid:9x7", "metis");
-  WalkLimits tiny;
-  tiny.walker_batch = 1;
-  tiny.deposit_batch = 2;
-  tiny.max_walkers_in_flight = 3;
-  const auto run = compute_grf(g, diffusion(1.0), o, GrfEstimator::symmetric, quiet_log(), tiny);
+namespace {
+// Builds the GRF of `graph` (partitioned by `partition`) on every rank with `limits`, then on rank 0 alone (a
+// one-rank communicator, default limits), and expects the same rows, bitwise, and the same hop count.
+void expect_rows_of_one_rank(const std::string& graph, const std::string& partition, const WalkOptions& o,
+                             const KernelSpec& kernel, const WalkLimits& limits = {}) {
+  const auto g = load_on(world(), graph, partition);
+  const auto run = compute_grf(g, kernel, o, GrfEstimator::symmetric, quiet_log(), limits);
   const auto all = phi_by_id(g, run.phi[0]);
-  // The same run on rank 0 alone (a one-rank communicator).
   MPI_Comm solo_comm;
   MPI_Comm_split(MPI_COMM_WORLD, world().rank() == 0 ? 0 : MPI_UNDEFINED, 0, &solo_comm);
   int same = 1;
   if (world().rank() == 0) {
     const Communicator solo(solo_comm);
-    const auto g1 = load_on(solo, "grid:9x7");
+    const auto g1 = load_on(solo, graph);
     const Log log(solo, true);
-    const auto run1 = compute_grf(g1, diffusion(1.0), o, GrfEstimator::symmetric, log);
+    const auto run1 = compute_grf(g1, kernel, o, GrfEstimator::symmetric, log);
     same = phi_by_id(g1, run1.phi[0]) == all ? 1 : 0;
-    EXPECT_EQ(run1.walks[0].hops, run.walks[0].hops);
+    EXPECT_EQ(run1.walks[0].hops, run.walks[0].hops) << graph;
     MPI_Comm_free(&solo_comm);
   }
   world().broadcast(same);
-  EXPECT_EQ(same, 1);
+  EXPECT_EQ(same, 1) << graph << " " << coupling_name(o.coupling);
+}
+}  // namespace
+
+TEST(Grf, OneRankAndAllRanksGiveBitwiseIdenticalRowsEvenWithTinyBatches) {
+  WalkLimits tiny;
+  tiny.walker_batch = 1;
+  tiny.deposit_batch = 2;
+  tiny.max_walkers_in_flight = 3;
+  expect_rows_of_one_rank("grid:9x7", "metis", options(8, 0.2, 20, 7), diffusion(1.0), tiny);
 }
 
 // Long walks on an expander with a block partition: at several ranks most rows wait for visits from other ranks
@@ -167,22 +174,7 @@ TEST(Grf, RowsOpenFarAheadGiveTheRowsOfOneRank) {
   for (Coupling c : {Coupling::iid, Coupling::repelling}) {
     WalkOptions o = options(2, 0.02, 200, 13);
     o.coupling = c;
-    const auto g = load_on(world(), "random:6000:6:5", "block");
-    const auto run = compute_grf(g, diffusion(0.5), o, GrfEstimator::symmetric, quiet_log());
-    const auto all = phi_by_id(g, run.phi[0]);
-    MPI_Comm solo_comm;
-    MPI_Comm_split(MPI_COMM_WORLD, world().rank() == 0 ? 0 : MPI_UNDEFINED, 0, &solo_comm);
-    int same = 1;
-    if (world().rank() == 0) {
-      const Communicator solo(solo_comm);
-      const auto g1 = load_on(solo, "random:6000:6:5");
-      const Log log(solo, true);
-      const auto run1 = compute_grf(g1, diffusion(0.5), o, GrfEstimator::symmetric, log);
-      same = phi_by_id(g1, run1.phi[0]) == all ? 1 : 0;
-      MPI_Comm_free(&solo_comm);
-    }
-    world().broadcast(same);
-    EXPECT_EQ(same, 1) << coupling_name(c);
+    expect_rows_of_one_rank("random:6000:6:5", "block", o, diffusion(0.5));
   }
 }
 
