@@ -261,7 +261,7 @@ class WalkSimulation {
   }
 
   // Sigma pairs (learned lengths, not quantile runs): a lane runs a node's walkers in order, so walker k < n/2
-  // draws its pair's block once and leaves the second length for walker k + n/2 (one Philox call per pair).
+  // draws its pair's words once and leaves the second length for walker k + n/2 (two logarithms per pair).
   std::int64_t take_sigma_length(Lane& lane, const Walker& w) {
     const std::int64_t half = o_.walkers / 2;
     if (w.walker >= half) return lane.partner_length[static_cast<size_t>(w.walker - half)];
