@@ -263,7 +263,9 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
           [&](std::string_view key, std::string_view value, bool quoted) {
             if (done || skipping) return;
             if (open.size() == 1 && open[0] == GmlBlock::graph && key == "directed") {
-              out.directed = value == "1";
+              // Any `directed 1` makes the graph directed, however many `directed` keys follow: ranks OR
+              // their chunks' flags, so the whole file must read the same way.
+              if (value == "1") out.directed = true;
               return;
             }
             if (!in_record || open.size() != kRecordDepth) return;

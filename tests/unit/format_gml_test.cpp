@@ -120,6 +120,21 @@ TEST(Gml, OneLineBlocksNestedBlocksWeightsAndDirected) {
   expect_gml_split_invariant(file);
 }
 
+TEST(Gml, AnyDirectedOneMakesTheGraphDirected) {
+  // A later `directed 0` does not undo an earlier `directed 1`: chunks on different ranks each see one of
+  // them and OR their flags (the fuzzer found whole and split reads disagreeing when the last one won).
+  const std::string file =
+      "graph [\n"
+      "  directed 1\n"
+      "  node [ id 0 ]\n"
+      "  node [ id 1 ]\n"
+      "  edge [ source 0 target 1 ]\n"
+      "  directed 0\n"
+      "]\n";
+  EXPECT_TRUE(load_gml(file).directed);
+  expect_gml_split_invariant(file);
+}
+
 TEST(Gml, MalformedFilesGiveOneErrorNamingTheLine) {
   const auto expect = [](const std::string& file, const std::string& where, const std::string& what) {
     const std::string message = gml_error(file);
