@@ -19,10 +19,11 @@ size_t prepare_row(std::vector<RowVisit>& visits, std::int64_t global_row, std::
   return n;
 }
 
-inline std::uint64_t key_of(RowVisit v) { return static_cast<std::uint64_t>(v >> 64); }
-
 // f_t, zero beyond f's length (a predictable branch: f usually covers every step).
-inline double modulation(std::span<const double> f, std::uint64_t t) { return t < f.size() ? f[t] : 0.0; }
+inline double modulation(std::span<const double> f, std::int32_t step) {
+  const auto t = static_cast<size_t>(step);
+  return t < f.size() ? f[t] : 0.0;
+}
 
 }  // namespace
 
@@ -36,12 +37,12 @@ void append_length_resolved_row(LengthResolvedGrf& m, std::vector<RowVisit>& vis
   const RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
   for (size_t k = 0; k < n;) {
-    const std::uint64_t key = key_of(v[k]);
+    const std::uint64_t key = visit_key(v[k]);
     double sum = 0.0;
     do sum += visit_load(v[k++]);
-    while (key_of(v[k]) == key);
-    m.col.push_back(static_cast<std::int64_t>(key >> 20));
-    m.length.push_back(static_cast<std::int32_t>(key & 0xFFFFF));
+    while (visit_key(v[k]) == key);
+    m.col.push_back(key_col(key));
+    m.length.push_back(key_step(key));
     m.value.push_back(sum * inv_n);
   }
   m.indptr.push_back(static_cast<std::int64_t>(m.col.size()));
@@ -62,16 +63,16 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
   const RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
   for (size_t k = 0; k < n;) {
-    const std::uint64_t column = key_of(v[k]) >> 20;
+    const std::int64_t column = key_col(visit_key(v[k]));
     double phi_sum = 0.0;
     do {
-      const std::uint64_t key = key_of(v[k]);
+      const std::uint64_t key = visit_key(v[k]);
       double sum = 0.0;
       do sum += visit_load(v[k++]);
-      while (key_of(v[k]) == key);
-      phi_sum += modulation(f, key & 0xFFFFF) * (sum * inv_n);
-    } while (key_of(v[k]) >> 20 == column);
-    phi.col.push_back(static_cast<std::int64_t>(column));
+      while (visit_key(v[k]) == key);
+      phi_sum += modulation(f, key_step(key)) * (sum * inv_n);
+    } while (key_col(visit_key(v[k])) == column);
+    phi.col.push_back(column);
     phi.value.push_back(phi_sum);
   }
   phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));

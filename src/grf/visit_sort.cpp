@@ -36,13 +36,11 @@ void sort_by_insertion(RowVisit* v, std::size_t n) {
   }
 }
 
-inline std::uint64_t high_half(RowVisit v) { return static_cast<std::uint64_t>(v >> 64); }
-
 // Visits whose high halves are equal, in order of their low halves (after a sort by the high halves alone).
 void order_equal_keys(RowVisit* v, std::size_t n) {
   for (std::size_t i = 0; i + 1 < n;) {
     std::size_t e = i + 1;
-    while (e < n && high_half(v[e]) == high_half(v[i])) ++e;
+    while (e < n && visit_key(v[e]) == visit_key(v[i])) ++e;
     if (e - i > 1) sort_by_insertion(v + i, e - i);
     i = e;
   }

@@ -69,7 +69,6 @@ class WalkSimulation {
     record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
     sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
-    if (sigma_pairs_) partner_length_.assign(static_cast<size_t>(o.walkers / 2), 0);
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
     if (o.teleport_dangling) build_teleport_table();
   }
@@ -257,18 +256,18 @@ class WalkSimulation {
       lane.next_stream = lane.root.walker(w.walker + 1);
       lane.next_word = lane.next_stream.word(0);
     }
-    if (sigma_pairs_) [[unlikely]] lane.random.length = take_sigma_length(lane, w);
+    if (sigma_pairs_) [[unlikely]] lane.random.length = take_sigma_length(lane.partner_length, lane.random.stream, w.walker);
   }
 
-  // Sigma pairs (learned lengths, not quantile runs): a lane runs a node's walkers in order, so walker k < n/2
-  // draws its pair's words once and leaves the second length for walker k + n/2 (two logarithms per pair).
-  std::int64_t take_sigma_length(Lane& lane, const Walker& w) {
+  // Sigma pairs (learned lengths, not quantile runs): a node's walkers start in order (one after another in a
+  // lane, all together in a pack's first step), so walker k < n/2 draws its pair's words once and leaves the
+  // second length in `partners` for walker k + n/2 (two logarithms per pair).
+  std::int64_t take_sigma_length(std::vector<std::int64_t>& partners, const WalkerStream& stream, std::int64_t walker) {
     const std::int64_t half = o_.walkers / 2;
-    if (w.walker >= half) return lane.partner_length[static_cast<size_t>(w.walker - half)];
-    lane.partner_length.resize(static_cast<size_t>(half));
-    const PairLengths pair =
-        sigma_pair_lengths(o_, pair_stream(lane.random.stream, w.walker, o_.walkers, w.walker), log_keep_);
-    lane.partner_length[static_cast<size_t>(w.walker)] = pair.second;
+    if (walker >= half) return partners[static_cast<size_t>(walker - half)];
+    partners.resize(static_cast<size_t>(half));
+    const PairLengths pair = sigma_pair_lengths(o_, pair_stream(stream, walker, o_.walkers, walker), log_keep_);
+    partners[static_cast<size_t>(walker)] = pair.second;
     return pair.first;
   }
 
@@ -550,16 +549,6 @@ class WalkSimulation {
     return true;
   }
 
-  // Sigma pairs in a pack's first step (all n walkers there, in order): walker k < n/2 draws its pair's block
-  // and leaves the second length for walker k + n/2.
-  std::int64_t take_pack_sigma_length(const WalkerStream& stream, std::int64_t walker) {
-    const std::int64_t half = o_.walkers / 2;
-    if (walker >= half) return partner_length_[static_cast<size_t>(walker - half)];
-    const PairLengths pair = sigma_pair_lengths(o_, pair_stream(stream, walker, o_.walkers, walker), log_keep_);
-    partner_length_[static_cast<size_t>(walker)] = pair.second;
-    return pair.first;
-  }
-
   // One step of the group at the front of the queue (walkers in ascending walker order, all at one owned node).
   void advance_group() {
     const auto size = static_cast<size_t>(group_sizes_[next_group_]);
@@ -578,7 +567,7 @@ class WalkSimulation {
     movers_.clear();
     movers_random_.clear();
     // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: each sigma pair's block
-    // is drawn once, by its first walker (take_pack_sigma_length).
+    // is drawn once, by its first walker (take_sigma_length).
     const bool pack_lengths = sigma_pairs_ && head.step == 0;
     // Neighbours come from repelling_offsets; every walker's stream is split from the start node's root,
     // derived once for the group, and goes with it to the lanes if it ends up alone.
@@ -586,7 +575,7 @@ class WalkSimulation {
     for (const Walker& w : group_) {
       WalkerDraws random;  // handed to the lane if this walker ends up alone
       random.stream = root.walker(w.walker);
-      if (pack_lengths) random.length = take_pack_sigma_length(random.stream, w.walker);
+      if (pack_lengths) random.length = take_sigma_length(partner_length_, random.stream, w.walker);
       const bool halt = halts(o_, iid_, w.start_id, w.walker, w.step, random);
       if (halt) {
         end_group_walker(w);

@@ -15,8 +15,8 @@
 
 namespace graphrf {
 
-inline std::int64_t visit_col(RowVisit v) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64) >> 20); }
-inline std::int32_t visit_step(RowVisit v) { return static_cast<std::int32_t>(static_cast<std::uint64_t>(v >> 64) & 0xFFFFF); }
+inline std::int64_t visit_col(RowVisit v) { return key_col(visit_key(v)); }
+inline std::int32_t visit_step(RowVisit v) { return key_step(visit_key(v)); }
 inline double visit_load(RowVisit v) { return std::bit_cast<double>(static_cast<std::uint64_t>(v)); }
 
 // Rows = owned start nodes; within a row, entries sorted by (column, length).

@@ -35,6 +35,10 @@ inline RowVisit row_visit(std::int64_t col, std::int32_t step, double load) {
   return (static_cast<RowVisit>(key) << 64) | std::bit_cast<std::uint64_t>(load);
 }
 inline RowVisit row_visit(const Deposit& d) { return row_visit(d.col, d.step, d.load); }
+// A visit's high half, (column << 20 | step): visits of one (column, step) share it.
+inline std::uint64_t visit_key(RowVisit v) { return static_cast<std::uint64_t>(v >> 64); }
+inline std::int64_t key_col(std::uint64_t key) { return static_cast<std::int64_t>(key >> 20); }
+inline std::int32_t key_step(std::uint64_t key) { return static_cast<std::int32_t>(key & 0xFFFFF); }
 
 class DepositSink {
  public:

@@ -230,11 +230,17 @@ inline bool iid_steps(const WalkOptions& o) {
   return !has_fixed_lengths(o) && termination_of(o.coupling) == Termination::iid;
 }
 
-// The walker's word at step `step` (its stream is derived on first use).
+// The walker's stream, derived on first use.
+__attribute__((always_inline)) inline const WalkerStream& stream_of(const WalkOptions& o, std::int64_t start_id,
+                                                                    std::int64_t walker, WalkerDraws& draws) {
+  if (!draws.stream.ready()) [[unlikely]] draws.stream = walker_stream(o, start_id, walker);
+  return draws.stream;
+}
+
+// The walker's word at step `step`.
 __attribute__((always_inline)) inline std::uint64_t step_word(const WalkOptions& o, std::int64_t start_id, std::int64_t walker,
                                                               std::int64_t step, WalkerDraws& draws) {
-  if (!draws.stream.ready()) [[unlikely]] draws.stream = walker_stream(o, start_id, walker);
-  return draws.stream.word(step);
+  return stream_of(o, start_id, walker, draws).word(step);
 }
 
 // Whether the walker halts before hop `step`. Under iid termination the step's word also holds its choice
@@ -242,15 +248,15 @@ __attribute__((always_inline)) inline std::uint64_t step_word(const WalkOptions&
 // whose neighbour comes from a repelling group, never computes it.
 __attribute__((always_inline)) inline bool halts(const WalkOptions& o, const IidStep& iid, std::int64_t start_id, std::int64_t walker,
                   std::int64_t step, WalkerDraws& cache) {
-  if (!cache.stream.ready()) [[unlikely]] cache.stream = walker_stream(o, start_id, walker);
+  const WalkerStream& stream = stream_of(o, start_id, walker, cache);
   if (has_fixed_lengths(o)) {  // length drawn once
-    if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker, cache.stream);
+    if (cache.length < 0) cache.length = fixed_walk_length(o, start_id, walker, stream);
     return step >= cache.length;
   }
-  if (termination_of(o.coupling) == Termination::iid) return iid.halts(cache.stream.word(step));
+  if (termination_of(o.coupling) == Termination::iid) return iid.halts(stream.word(step));
   // Antithetic: the pair's tau at this step, from the pair's stream.
   const std::int64_t half = o.walkers / 2;
-  double tau = unit_uniform(pair_stream(cache.stream, walker, o.walkers, walker % half).word(step));
+  double tau = unit_uniform(pair_stream(stream, walker, o.walkers, walker % half).word(step));
   if (walker >= half) {  // (tau + 1/2) mod 1: tau + 1/2 < 1.5, so one exact subtraction (no fmod call)
     tau += 0.5;
     if (tau >= 1.0) tau -= 1.0;
