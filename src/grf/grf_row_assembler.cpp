@@ -131,7 +131,17 @@ void GrfRowAssembler::build_complete_rows(std::int64_t max_rows) {
     r.visits = {};
     r.walkers_done = r.hops_done = 0;
     ++next_row_;
+    fault_in_output_ahead();
   }
+}
+
+void GrfRowAssembler::fault_in_output_ahead() {
+  phi_col_ahead_.follow(out_.phi.col);
+  phi_value_ahead_.follow(out_.phi.value);
+  if (!keep_by_length_) return;
+  m_col_ahead_.follow(out_.by_length.col);
+  m_length_ahead_.follow(out_.by_length.length);
+  m_value_ahead_.follow(out_.by_length.value);
 }
 
 AssembledGrf GrfRowAssembler::finish() {

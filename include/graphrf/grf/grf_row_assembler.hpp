@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "graphrf/core/write_ahead.hpp"
 #include "graphrf/grf/grf_matrix.hpp"
 #include "graphrf/walks/deposit_sink.hpp"
 
@@ -55,6 +56,7 @@ class GrfRowAssembler final : public DepositSink {
   OpenRow& slot(std::uint32_t row);
   void grow_ring(size_t ahead);
   void build_complete_rows(std::int64_t max_rows);
+  void fault_in_output_ahead();
 
   std::int64_t first_row_, n_local_, walkers_;
   std::vector<double> f_;
@@ -72,6 +74,8 @@ class GrfRowAssembler final : public DepositSink {
   std::int64_t next_row_ = 0;   // the oldest row not yet built
   std::int64_t pending_ = 0, peak_pending_ = 0;
   AssembledGrf out_;
+  // The output arrays' pages are faulted in a batch ahead of the rows written (see WriteAhead).
+  WriteAhead phi_col_ahead_, phi_value_ahead_, m_col_ahead_, m_length_ahead_, m_value_ahead_;
 };
 
 }  // namespace graphrf
