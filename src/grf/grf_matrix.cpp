@@ -1,6 +1,7 @@
 #include "graphrf/grf/grf_matrix.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "graphrf/grf/visit_sort.hpp"
 
@@ -24,6 +25,14 @@ inline double modulation(std::span<const double> f, std::int32_t step) {
   const auto t = static_cast<size_t>(step);
   return t < f.size() ? f[t] : 0.0;
 }
+
+// Selections by bit masks: GCC compiles `c ? x : y` on doubles to a branch, which mispredicts here.
+inline std::uint64_t mask_of(bool c) { return std::uint64_t{0} - static_cast<std::uint64_t>(c); }
+inline double choose(bool c, double x, double y) {
+  const std::uint64_t m = mask_of(c);
+  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(x) & m) | (std::bit_cast<std::uint64_t>(y) & ~m));
+}
+inline double keep_if(bool c, double x) { return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & mask_of(c)); }  // x or +0.0
 
 }  // namespace
 
@@ -59,21 +68,31 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
     phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
     return;
   }
+  // One pass without data-dependent branches (at n = 1 most runs are one visit long, so branching at run ends
+  // mispredicts about once per column): each visit extends its run's sum, or starts it from 0.0; at a run's
+  // last visit the column's sum takes the run's term; every visit writes its column's entry at slot `columns`,
+  // which moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
   const size_t n = prepare_row(visits, global_row, walkers);
-  const RowVisit* v = visits.data();
+  RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
-  for (size_t k = 0; k < n;) {
-    const std::int64_t column = key_col(visit_key(v[k]));
-    double phi_sum = 0.0;
-    do {
-      const std::uint64_t key = visit_key(v[k]);
-      double sum = 0.0;
-      do sum += visit_load(v[k++]);
-      while (visit_key(v[k]) == key);
-      phi_sum += modulation(f, key_step(key)) * (sum * inv_n);
-    } while (key_col(visit_key(v[k])) == column);
-    phi.col.push_back(column);
-    phi.value.push_back(phi_sum);
+  std::uint64_t previous = ~std::uint64_t{0};  // no visit's key: the first run starts from 0.0
+  double sum = 0.0, column_sum = 0.0;
+  size_t columns = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const std::uint64_t key = visit_key(v[k]), next = visit_key(v[k + 1]);
+    sum = keep_if(key == previous, sum) + visit_load(v[k]);
+    const double extended = column_sum + modulation(f, key_step(key)) * (sum * inv_n);
+    column_sum = choose(next != key, extended, column_sum);
+    const bool column_ends = key_col(next) != key_col(key);
+    v[columns] = (static_cast<RowVisit>(std::bit_cast<std::uint64_t>(column_sum)) << 64) |
+                 static_cast<std::uint64_t>(key_col(key));
+    columns += column_ends ? 1 : 0;
+    column_sum = keep_if(!column_ends, column_sum);
+    previous = key;
+  }
+  for (size_t c = 0; c < columns; ++c) {
+    phi.col.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(v[c])));
+    phi.value.push_back(std::bit_cast<double>(static_cast<std::uint64_t>(v[c] >> 64)));
   }
   phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
   visits.clear();
