@@ -20,7 +20,7 @@ namespace {
 // ones by compare-exchange): a mispredicted comparison costs more than the extra ones. The networks take over
 // from kNetworkFrom visits, where their fixed cost (loading, padding to a power of two) pays off.
 constexpr std::size_t kBranchFreeInsertion = 16;
-constexpr std::size_t kNetworkFrom = 13;
+constexpr std::size_t kNetworkFrom = 11;
 constexpr std::size_t kNetworkUpTo = 128;
 
 void sort_by_insertion(RowVisit* v, std::size_t n) {
@@ -46,59 +46,72 @@ void order_equal_keys(RowVisit* v, std::size_t n) {
   }
 }
 
-// Each lane's partner `distance` = 4, 2 or 1 lanes away, by in-lane shuffles (the loops below are unrolled, so
-// `distance` is a constant here).
-__attribute__((target("avx512f"), always_inline)) inline __m512i partner_lanes(__m512i x, int distance) {
-  if (distance == 4) return _mm512_shuffle_i64x2(x, x, 0x4E);
-  if (distance == 2) return _mm512_permutex_epi64(x, 0x4E);
-  return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
+// Each lane's partner `Distance` = 4, 2 or 1 lanes away, by in-lane shuffles.
+template <int Distance>
+__attribute__((target("avx512f"), always_inline)) inline __m512i partner_lanes(__m512i x) {
+  if constexpr (Distance == 4) return _mm512_shuffle_i64x2(x, x, 0x4E);
+  else if constexpr (Distance == 2) return _mm512_permutex_epi64(x, 0x4E);
+  else return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
 }
 
-// A bitonic sorting network over 8 R keys in R registers, each key moving with its payload. Stages with
-// partners in other registers compare whole registers; stages within a register pair each lane with the lane
-// `distance` away (in-lane shuffles) and keep the smaller or larger key by a mask fixed at compile time.
-template <int R>
-__attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__m512i* keys, __m512i* payloads) {
-#pragma GCC unroll 8
-  for (int block = 2; block <= 8 * R; block *= 2) {
-#pragma GCC unroll 8
-    for (int distance = block / 2; distance >= 1; distance /= 2) {
-      if (distance >= 8) {
-        const int apart = distance / 8;
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-          if (r & apart) continue;
-          const bool ascending = ((r * 8) & block) == 0;
-          const int low = ascending ? r : r + apart, high = ascending ? r + apart : r;
-          const __m512i a = keys[low], b = keys[high];
-          const __mmask8 swap = _mm512_cmpgt_epu64_mask(a, b);
-          keys[low] = _mm512_min_epu64(a, b);
-          keys[high] = _mm512_max_epu64(a, b);
-          const __m512i pa = payloads[low], pb = payloads[high];
-          payloads[low] = _mm512_mask_blend_epi64(swap, pa, pb);
-          payloads[high] = _mm512_mask_blend_epi64(swap, pb, pa);
-        }
-      } else {
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-          // Lanes that keep the smaller key of their pair: the lower lane of an ascending pair, the upper lane
-          // of a descending one.
-          unsigned keeps_min = 0;
-          for (int lane = 0; lane < 8; ++lane) {
-            const bool ascending = ((r * 8 + lane) & block) == 0, lower = (lane & distance) == 0;
-            if (ascending == lower) keeps_min |= 1u << lane;
-          }
-          const __m512i x = keys[r], y = partner_lanes(x, distance);
-          // Both lanes of a pair take the other's key under the same strict comparison, so ties stay put.
-          const __mmask8 take = _mm512_mask_cmplt_epu64_mask(static_cast<__mmask8>(keeps_min), y, x) |
-                                _mm512_mask_cmpgt_epu64_mask(static_cast<__mmask8>(~keeps_min), y, x);
-          keys[r] = _mm512_mask_blend_epi64(take, x, y);
-          const __m512i p = payloads[r];
-          payloads[r] = _mm512_mask_blend_epi64(take, p, partner_lanes(p, distance));
-        }
-      }
-    }
+// Lanes of register r that keep the smaller key of their pair in a stage within registers: the lower lane of
+// an ascending pair, the upper lane of a descending one.
+constexpr unsigned lanes_keeping_min(int r, int block, int distance) {
+  unsigned keeps = 0;
+  for (int lane = 0; lane < 8; ++lane) {
+    const bool ascending = ((r * 8 + lane) & block) == 0, lower = (lane & distance) == 0;
+    if (ascending == lower) keeps |= 1u << lane;
   }
+  return keeps;
+}
+
+// One compare-exchange stage of a bitonic sorting network over 8 R keys in R registers (keys of `Block`-long
+// runs sorted in alternating directions, partners `Distance` apart), for register r, each key moving with its
+// payload. Every index and mask is a template argument, so the whole network compiles to straight-line code in
+// registers (written as loops, GCC kept the network's bookkeeping at run time and spilled the registers).
+template <int Block, int Distance, int r>
+__attribute__((target("avx512f"), always_inline)) inline void exchange(__m512i* keys, __m512i* payloads) {
+  if constexpr (Distance >= 8) {  // partners in another register: compare whole registers
+    constexpr int apart = Distance / 8;
+    if constexpr ((r & apart) == 0) {
+      constexpr bool ascending = ((r * 8) & Block) == 0;
+      constexpr int low = ascending ? r : r + apart, high = ascending ? r + apart : r;
+      const __m512i a = keys[low], b = keys[high];
+      const __mmask8 swap = _mm512_cmpgt_epu64_mask(a, b);
+      keys[low] = _mm512_min_epu64(a, b);
+      keys[high] = _mm512_max_epu64(a, b);
+      const __m512i pa = payloads[low], pb = payloads[high];
+      payloads[low] = _mm512_mask_blend_epi64(swap, pa, pb);
+      payloads[high] = _mm512_mask_blend_epi64(swap, pb, pa);
+    }
+  } else {  // partners within the register, by a shuffle
+    constexpr auto keeps_min = static_cast<__mmask8>(lanes_keeping_min(r, Block, Distance));
+    const __m512i x = keys[r], y = partner_lanes<Distance>(x);
+    // Both lanes of a pair take the other's key under the same strict comparison, so ties stay put.
+    const __mmask8 take = _mm512_mask_cmplt_epu64_mask(keeps_min, y, x) |
+                          _mm512_mask_cmpgt_epu64_mask(static_cast<__mmask8>(~keeps_min), y, x);
+    keys[r] = _mm512_mask_blend_epi64(take, x, y);
+    const __m512i p = payloads[r];
+    payloads[r] = _mm512_mask_blend_epi64(take, p, partner_lanes<Distance>(p));
+  }
+}
+
+// A stage over every register, then the stages with partners closer, down to neighbouring lanes.
+template <int R, int Block, int Distance, int r = 0>
+__attribute__((target("avx512f"), always_inline)) inline void merge_stages(__m512i* keys, __m512i* payloads) {
+  if constexpr (r < R) {
+    exchange<Block, Distance, r>(keys, payloads);
+    merge_stages<R, Block, Distance, r + 1>(keys, payloads);
+  } else if constexpr (Distance > 1) {
+    merge_stages<R, Block, Distance / 2>(keys, payloads);
+  }
+}
+
+// Batcher's bitonic sort: runs of 2, 4, ... 8 R keys, each merged from two runs of half its length.
+template <int R, int Block = 2>
+__attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__m512i* keys, __m512i* payloads) {
+  merge_stages<R, Block, Block / 2>(keys, payloads);
+  if constexpr (Block < 8 * R) bitonic_network<R, Block * 2>(keys, payloads);
 }
 
 // Sorts n <= 8 R visits by their high halves: visits are split into keys (high halves) and payloads (low
