@@ -47,6 +47,22 @@ TEST(VisitSort, EqualsAComparisonSortOfTheVisitsForEveryLength) {
   if (!visit_sort_uses_avx512()) GTEST_SKIP() << "no AVX-512 here: only the portable path was checked";
 }
 
+// Runs of equal keys longer than the 64 neighbouring pairs the tie search looks at in one go, starting
+// anywhere: two or three keys in all.
+TEST(VisitSort, OrdersRunsOfEqualKeysLongerThanItsSearchWindow) {
+  std::mt19937_64 rng(3);
+  for (std::size_t n = 60; n <= 300; n += 7) {
+    for (const std::uint64_t keys : {2, 3}) {
+      std::vector<RowVisit> row(n);
+      for (auto& x : row) x = (static_cast<RowVisit>((rng() % keys) << 20) << 64) | rng();
+      auto want = row;
+      std::sort(want.begin(), want.end());
+      sort_row_visits(row.data(), row.size());
+      ASSERT_TRUE(row == want) << "n " << n << ", " << keys << " keys";
+    }
+  }
+}
+
 // The networks leave the memory around the row alone: visits are stored back with masks.
 TEST(VisitSort, TouchesOnlyTheRow) {
   std::mt19937_64 rng(5);
