@@ -5,6 +5,7 @@
 #include <boost/sort/pdqsort/pdqsort.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 // GCC 12's AVX-512 shuffle intrinsics pass an undefined vector as the unused merge source, which -Wall
@@ -36,13 +37,23 @@ void sort_by_insertion(RowVisit* v, std::size_t n) {
   }
 }
 
-// Visits whose high halves are equal, in order of their low halves (after a sort by the high halves alone).
-void order_equal_keys(RowVisit* v, std::size_t n) {
-  for (std::size_t i = 0; i + 1 < n;) {
-    std::size_t e = i + 1;
-    while (e < n && visit_key(v[e]) == visit_key(v[i])) ++e;
-    if (e - i > 1) sort_by_insertion(v + i, e - i);
-    i = e;
+// Neighbours with equal keys, as bits: bit k of the 128-bit mask says visits k and k + 1 have equal high halves.
+using TieMask = Uint128;
+
+int lowest_bit(TieMask m) {
+  const auto low = static_cast<std::uint64_t>(m);
+  return low ? std::countr_zero(low) : 64 + std::countr_zero(static_cast<std::uint64_t>(m >> 64));
+}
+
+// Puts each run of visits with equal high halves in order of their low halves (after a sort by the high halves
+// alone). The runs come from the network's registers as bits, so rows without ties cost one test and rows with
+// some no branch per visit. Bit 127 is never set (at most 128 visits), so a run's end is always found.
+void order_tied_runs(RowVisit* v, TieMask ties) {
+  while (ties) {
+    const int first = lowest_bit(ties);
+    const int pairs = lowest_bit(~(ties >> first));  // equal neighbours in a row from `first` on
+    sort_by_insertion(v + first, static_cast<std::size_t>(pairs) + 1);
+    ties &= ~((TieMask{1} << (first + pairs)) - 1);
   }
 }
 
@@ -116,8 +127,9 @@ __attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__
 
 // Sorts n <= 8 R visits by their high halves: visits are split into keys (high halves) and payloads (low
 // halves), padded with keys that no visit has (all ones: columns stay below 2^43), sorted, and put back.
+// Returns which sorted neighbours have equal keys (read off the registers, not the stored visits).
 template <int R>
-__attribute__((target("avx512f"))) void sort_by_network(RowVisit* v, std::size_t n) {
+__attribute__((target("avx512f"))) TieMask sort_by_network(RowVisit* v, std::size_t n) {
   __m512i keys[R], payloads[R];
   auto* words = reinterpret_cast<std::uint64_t*>(v);  // little-endian: low half, then high half
   const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
@@ -139,6 +151,14 @@ __attribute__((target("avx512f"))) void sort_by_network(RowVisit* v, std::size_t
     _mm512_mask_storeu_epi64(words + 16 * r, first_mask(count), _mm512_permutex2var_epi64(payloads[r], first, keys[r]));
     _mm512_mask_storeu_epi64(words + 16 * r + 8, second_mask(count), _mm512_permutex2var_epi64(payloads[r], second, keys[r]));
   }
+  TieMask ties = 0;
+  for (int r = 0; r < R; ++r) {
+    // Each lane's right neighbour: the next lane, or the next register's first (padding after the last).
+    const __m512i next = _mm512_alignr_epi64(r + 1 < R ? keys[r + 1] : padding, keys[r], 1);
+    ties |= static_cast<TieMask>(_mm512_cmpeq_epu64_mask(keys[r], next)) << (8 * r);
+  }
+  // Padding keys equal each other: keep pairs of visits only (k + 1 < n).
+  return ties & ((TieMask{1} << (n - 1)) - 1);
 }
 
 bool has_avx512() {
@@ -161,11 +181,12 @@ void sort_row_visits(RowVisit* v, std::size_t n) {
     return;
   }
   if (n < kNetworkFrom || n > kNetworkUpTo || !has_avx512()) return sort_row_visits_portable(v, n);
-  if (n <= 16) sort_by_network<2>(v, n);
-  else if (n <= 32) sort_by_network<4>(v, n);
-  else if (n <= 64) sort_by_network<8>(v, n);
-  else sort_by_network<16>(v, n);
-  order_equal_keys(v, n);
+  TieMask ties;
+  if (n <= 16) ties = sort_by_network<2>(v, n);
+  else if (n <= 32) ties = sort_by_network<4>(v, n);
+  else if (n <= 64) ties = sort_by_network<8>(v, n);
+  else ties = sort_by_network<16>(v, n);
+  order_tied_runs(v, ties);
 }
 
 }  // namespace graphrf
