@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 // GCC 12's AVX-512 shuffle intrinsics pass an undefined vector as the unused merge source, which -Wall
 // reports as uninitialised once they are inlined here.
@@ -22,7 +23,7 @@ namespace {
 // from kNetworkFrom visits, where their fixed cost (loading, padding to a power of two) pays off.
 constexpr std::size_t kBranchFreeInsertion = 16;
 constexpr std::size_t kNetworkFrom = 11;
-constexpr std::size_t kNetworkUpTo = 128;
+constexpr std::size_t kNetworkUpTo = 128;  // the longest run one network sorts (32 registers of keys and payloads)
 
 void sort_by_insertion(RowVisit* v, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i) {
@@ -175,18 +176,65 @@ void sort_row_visits_portable(RowVisit* v, std::size_t n) {
   else boost::sort::pdqsort_branchless(v, v + n);
 }
 
-void sort_row_visits(RowVisit* v, std::size_t n) {
-  if (n <= 2) {  // a walk of one hop or none, with M_0's entry
-    if (n == 2 && v[1] < v[0]) std::swap(v[0], v[1]);
-    return;
-  }
-  if (n < kNetworkFrom || n > kNetworkUpTo || !has_avx512()) return sort_row_visits_portable(v, n);
+namespace {
+
+// Sorts n <= kNetworkUpTo visits (more than 2) by the networks.
+void sort_by_networks(RowVisit* v, std::size_t n) {
   TieMask ties;
   if (n <= 16) ties = sort_by_network<2>(v, n);
   else if (n <= 32) ties = sort_by_network<4>(v, n);
   else if (n <= 64) ties = sort_by_network<8>(v, n);
   else ties = sort_by_network<16>(v, n);
   order_tied_runs(v, ties);
+}
+
+// Merges two sorted runs into `out`, one visit per step without a branch on the comparison (the selection
+// by masks and the advance by arithmetic: GCC made a branch of `take_b ? ... : ...`).
+void merge_runs(const RowVisit* a, std::size_t na, const RowVisit* b, std::size_t nb, RowVisit* out) {
+  const RowVisit *a_end = a + na, *b_end = b + nb;
+  while (a < a_end && b < b_end) {
+    const RowVisit x = *a, y = *b;
+    const auto take_b = static_cast<std::uint64_t>(y < x);
+    const RowVisit mask = -static_cast<RowVisit>(take_b);
+    *out++ = (y & mask) | (x & ~mask);
+    b += take_b;
+    a += 1 - take_b;
+  }
+  out = std::copy(a, a_end, out);
+  std::copy(b, b_end, out);
+}
+
+// Rows longer than one network: runs of kNetworkUpTo visits sorted by the networks, then merged pairwise
+// (five times faster than quicksort at 129 visits, twice at 400).
+void sort_by_networks_and_merges(RowVisit* v, std::size_t n) {
+  for (std::size_t start = 0; start < n; start += kNetworkUpTo) {
+    const std::size_t length = std::min(kNetworkUpTo, n - start);
+    if (length > 2) sort_by_networks(v + start, length);
+    else if (length == 2 && v[start + 1] < v[start]) std::swap(v[start], v[start + 1]);
+  }
+  thread_local std::vector<RowVisit> scratch;  // as long as the longest row merged so far (a row holds as much)
+  if (scratch.size() < n) scratch.resize(std::bit_ceil(n));
+  RowVisit *from = v, *to = scratch.data();
+  for (std::size_t width = kNetworkUpTo; width < n; width *= 2) {
+    for (std::size_t start = 0; start < n; start += 2 * width) {
+      const std::size_t middle = std::min(start + width, n), end = std::min(start + 2 * width, n);
+      merge_runs(from + start, middle - start, from + middle, end - middle, to + start);
+    }
+    std::swap(from, to);
+  }
+  if (from != v) std::copy(from, from + n, v);
+}
+
+}  // namespace
+
+void sort_row_visits(RowVisit* v, std::size_t n) {
+  if (n <= 2) {  // a walk of one hop or none, with M_0's entry
+    if (n == 2 && v[1] < v[0]) std::swap(v[0], v[1]);
+    return;
+  }
+  if (n < kNetworkFrom || !has_avx512()) return sort_row_visits_portable(v, n);
+  if (n <= kNetworkUpTo) sort_by_networks(v, n);
+  else sort_by_networks_and_merges(v, n);
 }
 
 }  // namespace graphrf

@@ -1,5 +1,5 @@
 // sort_row_visits against std::sort of the same 128-bit visits, for every row length up to 300 (insertion,
-// every network size with partial last registers, and quicksort beyond), with visits like a GRF row's (keys
+// every network size with partial last registers, and merged networks or quicksort beyond), with visits like a GRF row's (keys
 // below 2^63, many equal high halves with distinct or equal low halves). On a processor without AVX-512 the
 // network path is not taken and the test checks the portable path twice.
 #include <gtest/gtest.h>

@@ -5,8 +5,8 @@
 // sorted by a branch-free insertion; longer rows by bitonic sorting networks held in AVX-512 registers where
 // the processor has them (Batcher 1968, "Sorting networks and their applications"), which sort the high
 // halves and carry the low ones along, then put visits with equal high halves in order of their low halves;
-// elsewhere, and beyond 128 visits, by pattern-defeating quicksort with branch-free partitioning (Peters 2021,
-// "Pattern-defeating Quicksort").
+// beyond 128 visits, runs of 128 sorted so are merged pairwise. Without AVX-512, by pattern-defeating quicksort
+// with branch-free partitioning (Peters 2021, "Pattern-defeating Quicksort").
 #include <cstddef>
 
 #include "graphrf/walks/deposit_sink.hpp"
