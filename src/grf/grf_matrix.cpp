@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "graphrf/grf/visit_sort.hpp"
 
@@ -26,13 +31,16 @@ inline double modulation(std::span<const double> f, std::int32_t step) {
   return t < f.size() ? f[t] : 0.0;
 }
 
-// Selections by bit masks: GCC compiles `c ? x : y` on doubles to a branch, which mispredicts here.
-inline std::uint64_t mask_of(bool c) { return std::uint64_t{0} - static_cast<std::uint64_t>(c); }
-inline double choose(bool c, double x, double y) {
-  const std::uint64_t m = mask_of(c);
-  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(x) & m) | (std::bit_cast<std::uint64_t>(y) & ~m));
+// x where c holds, else +0.0, by a bit mask: GCC compiles `c ? x : 0.0` on doubles to a branch, which
+// mispredicts here. With SSE2 the mask stays in a vector register, off the dependency chain of the sums.
+inline double keep_if(bool c, double x) {
+  const std::uint64_t mask = std::uint64_t{0} - static_cast<std::uint64_t>(c);
+#if defined(__SSE2__)
+  return _mm_cvtsd_f64(_mm_and_pd(_mm_set_sd(x), _mm_castsi128_pd(_mm_cvtsi64_si128(static_cast<long long>(mask)))));
+#else
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & mask);
+#endif
 }
-inline double keep_if(bool c, double x) { return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & mask_of(c)); }  // x or +0.0
 
 }  // namespace
 
@@ -70,8 +78,9 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
   }
   // One pass without data-dependent branches (at n = 1 most runs are one visit long, so branching at run ends
   // mispredicts about once per column): each visit extends its run's sum, or starts it from 0.0; at a run's
-  // last visit the column's sum takes the run's term; every visit writes its column's entry at slot `columns`,
-  // which moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
+  // last visit the column's sum takes the run's term (elsewhere it adds +0.0, which leaves every sum that
+  // starts from +0.0 unchanged, bit for bit); every visit writes its column's entry at slot `columns`, which
+  // moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
   const size_t n = prepare_row(visits, global_row, walkers);
   RowVisit* v = visits.data();
   const double inv_n = 1.0 / static_cast<double>(walkers);
@@ -81,18 +90,24 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
   for (size_t k = 0; k < n; ++k) {
     const std::uint64_t key = visit_key(v[k]), next = visit_key(v[k + 1]);
     sum = keep_if(key == previous, sum) + visit_load(v[k]);
-    const double extended = column_sum + modulation(f, key_step(key)) * (sum * inv_n);
-    column_sum = choose(next != key, extended, column_sum);
+    column_sum += keep_if(next != key, modulation(f, key_step(key)) * (sum * inv_n));
     const bool column_ends = key_col(next) != key_col(key);
-    v[columns] = (static_cast<RowVisit>(std::bit_cast<std::uint64_t>(column_sum)) << 64) |
-                 static_cast<std::uint64_t>(key_col(key));
+    const std::int64_t column = key_col(key);
+    auto* entry = reinterpret_cast<unsigned char*>(v + columns);
+    std::memcpy(entry, &column, sizeof column);
+    std::memcpy(entry + sizeof column, &column_sum, sizeof column_sum);
     columns += column_ends ? 1 : 0;
     column_sum = keep_if(!column_ends, column_sum);
     previous = key;
   }
   for (size_t c = 0; c < columns; ++c) {
-    phi.col.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(v[c])));
-    phi.value.push_back(std::bit_cast<double>(static_cast<std::uint64_t>(v[c] >> 64)));
+    std::int64_t column;
+    double value;
+    const auto* entry = reinterpret_cast<const unsigned char*>(v + c);
+    std::memcpy(&column, entry, sizeof column);
+    std::memcpy(&value, entry + sizeof column, sizeof value);
+    phi.col.push_back(column);
+    phi.value.push_back(value);
   }
   phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
   visits.clear();
