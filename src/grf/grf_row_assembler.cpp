@@ -136,9 +136,11 @@ void GrfRowAssembler::build_complete_rows(std::int64_t max_rows) {
 }
 
 void GrfRowAssembler::fault_in_output_ahead() {
+  phi_indptr_ahead_.follow(out_.phi.indptr);
   phi_col_ahead_.follow(out_.phi.col);
   phi_value_ahead_.follow(out_.phi.value);
   if (!keep_by_length_) return;
+  m_indptr_ahead_.follow(out_.by_length.indptr);
   m_col_ahead_.follow(out_.by_length.col);
   m_length_ahead_.follow(out_.by_length.length);
   m_value_ahead_.follow(out_.by_length.value);

@@ -15,7 +15,9 @@ class WriteAhead {
   // already faulted in, faults in the next batch (within the capacity, which is never exceeded).
   template <class T, class A>
   void follow(const std::vector<T, A>& v) {
-    follow_bytes(v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));
+    const std::size_t used = v.size() * sizeof(T);
+    if (v.data() == data_ && used + kBatchBytes / 2 < faulted_) return;  // most calls: far from the edge
+    follow_bytes(v.data(), used, v.capacity() * sizeof(T));
   }
 
   static constexpr std::size_t kBatchBytes = std::size_t{1} << 21;

@@ -75,7 +75,8 @@ class GrfRowAssembler final : public DepositSink {
   std::int64_t pending_ = 0, peak_pending_ = 0;
   AssembledGrf out_;
   // The output arrays' pages are faulted in a batch ahead of the rows written (see WriteAhead).
-  WriteAhead phi_col_ahead_, phi_value_ahead_, m_col_ahead_, m_length_ahead_, m_value_ahead_;
+  WriteAhead phi_indptr_ahead_, phi_col_ahead_, phi_value_ahead_, m_indptr_ahead_, m_col_ahead_, m_length_ahead_,
+      m_value_ahead_;
 };
 
 }  // namespace graphrf
