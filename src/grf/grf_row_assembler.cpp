@@ -52,12 +52,6 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
   build_complete_rows(n_local);  // leading rows without walkers: the window must start at the first row with some
 }
 
-GrfRowAssembler::OpenRow& GrfRowAssembler::slot(std::uint32_t row) {
-  const auto ahead = static_cast<size_t>(row - next_row_);  // rows below next_row_ are never asked for
-  if (ahead >= open_.size()) [[unlikely]] grow_ring(ahead);
-  return *open_[row & (open_.size() - 1)];
-}
-
 // The open rows keep their addresses (the engine holds pointers to their visit buffers): the ring holds
 // pointers into storage_, which only grows at its end.
 void GrfRowAssembler::grow_ring(size_t ahead) {
@@ -127,7 +121,8 @@ void GrfRowAssembler::build_complete_rows(std::int64_t max_rows) {
     }
     pending_ -= visits;
     r.visits.clear();
-    if (r.visits.capacity() <= kSlotKeepCapacity) spare_.push_back(std::move(r.visits));
+    // Rows that never asked for a buffer (no visits, no walkers) leave none to reuse.
+    if (r.visits.capacity() > 0 && r.visits.capacity() <= kSlotKeepCapacity) spare_.push_back(std::move(r.visits));
     r.visits = {};
     r.walkers_done = r.hops_done = 0;
     ++next_row_;

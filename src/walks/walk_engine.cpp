@@ -157,6 +157,8 @@ class WalkSimulation {
     std::uint64_t next_word = 0;
     std::vector<Deposit> visits;  // this walker's deposits for a row of another rank, flushed as one run
     std::vector<RowVisit>* home = nullptr;  // or its start row's buffer, when that row is ours
+    bool home_later = false;  // row mode: the start row's buffer is asked for at its first visit (at p_halt 0.5
+                              // and one walker, half the rows have none and need no buffer)
     std::int64_t home_count = 0;            // visits appended there, not yet reported to the sink
     // Row mode: the start node's random root and arcs, and its walkers that ended in this lane.
     StartNodeStreams root;
@@ -183,6 +185,7 @@ class WalkSimulation {
       lane.live = true;
       lane.home_count = 0;
       // A walker back at home puts its visits straight into its row's buffer (when the sink offers one).
+      lane.home_later = false;
       lane.home = record_visits_ && is_local(lane.w.start)
                       ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
                       : nullptr;
@@ -232,7 +235,8 @@ class WalkSimulation {
     lane.row_degree = row.degree;
     lane.row_walkers_ended = lane.row_hops_ended = 0;
     lane.home_count = 0;
-    lane.home = record_visits_ ? sink_->visit_buffer(static_cast<std::uint32_t>(row.local)) : nullptr;
+    lane.home = nullptr;
+    lane.home_later = record_visits_;
     started_ += o_.walkers;
     lane.next_stream = row.root.walker(0);
     lane.next_word = row.first_word;
@@ -393,6 +397,10 @@ class WalkSimulation {
 
   void record_visit(Lane& lane) {
     const Walker& w = lane.w;
+    if (lane.home_later) [[unlikely]] {
+      lane.home = sink_->visit_buffer(static_cast<std::uint32_t>(w.start - first_));
+      lane.home_later = false;
+    }
     if (lane.home) {
       lane.home->push_back(row_visit(w.at, w.step, deposited_load(w)));
       ++lane.home_count;

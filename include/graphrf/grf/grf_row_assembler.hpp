@@ -53,7 +53,12 @@ class GrfRowAssembler final : public DepositSink {
     std::vector<RowVisit> visits;
     std::int64_t walkers_done = 0, hops_done = 0;  // hop counts reported by ended walkers
   };
-  OpenRow& slot(std::uint32_t row);
+  // The open row's record (rows below next_row_ are never asked for), growing the ring for a row far ahead.
+  OpenRow& slot(std::uint32_t row) {
+    const auto ahead = static_cast<size_t>(row - next_row_);
+    if (ahead >= open_.size()) [[unlikely]] grow_ring(ahead);
+    return *open_[row & (open_.size() - 1)];
+  }
   void grow_ring(size_t ahead);
   void build_complete_rows(std::int64_t max_rows);
   void fault_in_output_ahead();
