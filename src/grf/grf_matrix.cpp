@@ -70,10 +70,23 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
                     std::span<const double> f) {
   if (phi.indptr.empty()) phi.indptr.push_back(0);
   // The same products, summed in the same order, as append_combined_row over the length-resolved row.
-  if (visits.empty()) {  // every walker halted before its first hop (half the rows at p_halt 0.5, n = 1)
-    phi.col.push_back(global_row);
-    phi.value.push_back(0.0 + modulation(f, 0) * ((0.0 + static_cast<double>(walkers)) * (1.0 / static_cast<double>(walkers))));
+  const double inv_n = 1.0 / static_cast<double>(walkers);
+  const double start_term = modulation(f, 0) * ((0.0 + static_cast<double>(walkers)) * inv_n);  // M_0's
+  if (visits.size() <= 1) {  // no hop, or one (three rows in four at p_halt 0.5, n = 1): no sort, no pass
+    const std::int64_t column = visits.empty() ? global_row : visit_col(visits[0]);
+    const double term = visits.empty() ? 0.0 : modulation(f, visit_step(visits[0])) * ((0.0 + visit_load(visits[0])) * inv_n);
+    if (column == global_row) {  // a step-0 run, then (a self-loop) the step-t run: ascending steps
+      phi.col.push_back(global_row);
+      phi.value.push_back(visits.empty() ? 0.0 + start_term : 0.0 + start_term + term);
+    } else {
+      const bool visit_first = column < global_row;
+      phi.col.push_back(visit_first ? column : global_row);
+      phi.col.push_back(visit_first ? global_row : column);
+      phi.value.push_back(0.0 + (visit_first ? term : start_term));
+      phi.value.push_back(0.0 + (visit_first ? start_term : term));
+    }
     phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
+    visits.clear();
     return;
   }
   // One pass without data-dependent branches (at n = 1 most runs are one visit long, so branching at run ends
@@ -83,7 +96,6 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
   // moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
   const size_t n = prepare_row(visits, global_row, walkers);
   RowVisit* v = visits.data();
-  const double inv_n = 1.0 / static_cast<double>(walkers);
   std::uint64_t previous = ~std::uint64_t{0};  // no visit's key: the first run starts from 0.0
   double sum = 0.0, column_sum = 0.0;
   size_t columns = 0;
