@@ -20,10 +20,10 @@ namespace {
 
 // Up to this many visits the portable path sorts by branch-free insertion (each visit sinks through the sorted
 // ones by compare-exchange): a mispredicted comparison costs more than the extra ones. The networks take over
-// from kNetworkFrom visits, where their fixed cost (loading, padding to a power of two) pays off.
+// from kNetworkFrom visits, where their fixed cost (loading, padding, putting visits in place) pays off.
 constexpr std::size_t kBranchFreeInsertion = 16;
 constexpr std::size_t kNetworkFrom = 11;
-constexpr std::size_t kNetworkUpTo = 128;  // the longest run one network sorts (32 registers of keys and payloads)
+constexpr std::size_t kNetworkUpTo = 128;  // the longest run one network sorts (16 registers; indices of 7 bits)
 
 void sort_by_insertion(RowVisit* v, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i) {
@@ -58,108 +58,138 @@ void order_tied_runs(RowVisit* v, TieMask ties) {
   }
 }
 
-// Each lane's partner `Distance` = 4, 2 or 1 lanes away, by in-lane shuffles.
+// Batcher's bitonic sort in its all-ascending form: runs of 2, 4, ... keys, each merged from two sorted runs of
+// half its length by comparing key i of the block with key Block - 1 - i (the mirror stage: the second run read
+// backwards), then half-cleaners with partners Block / 4, ..., 1 apart. Every compare-exchange puts the smaller
+// key at the lower position, so padding keys (the largest, at the end) never move and never move a key: the
+// network sorts n keys in the first `Used` of R registers (8 R a power of two) and skips every exchange that
+// involves a register of padding only. Keys live in registers of 8 lanes, key 8 r + lane in lane `lane` of
+// register r. Every index and mask is a template argument, so a network compiles to straight-line code in
+// registers (written as loops, GCC kept the network's bookkeeping at run time and spilled the registers).
+
+// Lane k's partner: lane k ^ (Distance) for the half-cleaners (Distance 4, 2, 1), lane k ^ (Block - 1) within
+// blocks of Block = 8, 4, 2 lanes for the mirror stages.
 template <int Distance>
-__attribute__((target("avx512f"), always_inline)) inline __m512i partner_lanes(__m512i x) {
+__attribute__((target("avx512f"), always_inline)) inline __m512i lanes_apart(__m512i x) {
   if constexpr (Distance == 4) return _mm512_shuffle_i64x2(x, x, 0x4E);
   else if constexpr (Distance == 2) return _mm512_permutex_epi64(x, 0x4E);
   else return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
 }
-
-// Lanes of register r that keep the smaller key of their pair in a stage within registers: the lower lane of
-// an ascending pair, the upper lane of a descending one.
-constexpr unsigned lanes_keeping_min(int r, int block, int distance) {
-  unsigned keeps = 0;
-  for (int lane = 0; lane < 8; ++lane) {
-    const bool ascending = ((r * 8 + lane) & block) == 0, lower = (lane & distance) == 0;
-    if (ascending == lower) keeps |= 1u << lane;
-  }
-  return keeps;
+template <int Block>
+__attribute__((target("avx512f"), always_inline)) inline __m512i lanes_mirrored(__m512i x) {
+  if constexpr (Block == 8) return _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), x);
+  else if constexpr (Block == 4) return _mm512_permutex_epi64(x, 0x1B);
+  else return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
 }
 
-// One compare-exchange stage of a bitonic sorting network over 8 R keys in R registers (keys of `Block`-long
-// runs sorted in alternating directions, partners `Distance` apart), for register r, each key moving with its
-// payload. Every index and mask is a template argument, so the whole network compiles to straight-line code in
-// registers (written as loops, GCC kept the network's bookkeeping at run time and spilled the registers).
-template <int Block, int Distance, int r>
-__attribute__((target("avx512f"), always_inline)) inline void exchange(__m512i* keys, __m512i* payloads) {
-  if constexpr (Distance >= 8) {  // partners in another register: compare whole registers
-    constexpr int apart = Distance / 8;
-    if constexpr ((r & apart) == 0) {
-      constexpr bool ascending = ((r * 8) & Block) == 0;
-      constexpr int low = ascending ? r : r + apart, high = ascending ? r + apart : r;
-      const __m512i a = keys[low], b = keys[high];
-      const __mmask8 swap = _mm512_cmpgt_epu64_mask(a, b);
-      keys[low] = _mm512_min_epu64(a, b);
-      keys[high] = _mm512_max_epu64(a, b);
-      const __m512i pa = payloads[low], pb = payloads[high];
-      payloads[low] = _mm512_mask_blend_epi64(swap, pa, pb);
-      payloads[high] = _mm512_mask_blend_epi64(swap, pb, pa);
+// The lanes holding the lower key of their pair: bit `half` of the lane index clear.
+constexpr __mmask8 lower_lanes(int half) {
+  unsigned lanes = 0;
+  for (int lane = 0; lane < 8; ++lane)
+    if ((lane & half) == 0) lanes |= 1u << lane;
+  return static_cast<__mmask8>(lanes);
+}
+
+// Pairs within a register: the lower lanes take the smaller keys.
+template <int half>
+__attribute__((target("avx512f"), always_inline)) inline __m512i in_register(__m512i x, __m512i partner) {
+  return _mm512_mask_blend_epi64(lower_lanes(half), _mm512_max_epu64(x, partner), _mm512_min_epu64(x, partner));
+}
+
+// The mirror stage of blocks of `Block` keys, for registers r, r + 1, ... below Used.
+template <int Used, int Block, int r = 0>
+__attribute__((target("avx512f"), always_inline)) inline void mirror_stage(__m512i* keys) {
+  if constexpr (r < Used) {
+    if constexpr (Block <= 8) {
+      keys[r] = in_register<Block / 2>(keys[r], lanes_mirrored<Block>(keys[r]));
+    } else {
+      constexpr int registers = Block / 8, first = r / registers * registers, mirror = first + registers - 1 - (r - first);
+      if constexpr (r < mirror && mirror < Used) {  // lane k of r against lane 7 - k of its mirror register
+        const __m512i a = keys[r], b = lanes_mirrored<8>(keys[mirror]);
+        keys[r] = _mm512_min_epu64(a, b);
+        keys[mirror] = lanes_mirrored<8>(_mm512_max_epu64(a, b));
+      }
     }
-  } else {  // partners within the register, by a shuffle
-    constexpr auto keeps_min = static_cast<__mmask8>(lanes_keeping_min(r, Block, Distance));
-    const __m512i x = keys[r], y = partner_lanes<Distance>(x);
-    // Both lanes of a pair take the other's key under the same strict comparison, so ties stay put.
-    const __mmask8 take = _mm512_mask_cmplt_epu64_mask(keeps_min, y, x) |
-                          _mm512_mask_cmpgt_epu64_mask(static_cast<__mmask8>(~keeps_min), y, x);
-    keys[r] = _mm512_mask_blend_epi64(take, x, y);
-    const __m512i p = payloads[r];
-    payloads[r] = _mm512_mask_blend_epi64(take, p, partner_lanes<Distance>(p));
+    mirror_stage<Used, Block, r + 1>(keys);
   }
 }
 
-// A stage over every register, then the stages with partners closer, down to neighbouring lanes.
-template <int R, int Block, int Distance, int r = 0>
-__attribute__((target("avx512f"), always_inline)) inline void merge_stages(__m512i* keys, __m512i* payloads) {
-  if constexpr (r < R) {
-    exchange<Block, Distance, r>(keys, payloads);
-    merge_stages<R, Block, Distance, r + 1>(keys, payloads);
+// The half-cleaner with partners `Distance` apart, then the closer ones down to neighbouring lanes.
+template <int Used, int Distance, int r = 0>
+__attribute__((target("avx512f"), always_inline)) inline void half_cleaners(__m512i* keys) {
+  if constexpr (r < Used) {
+    if constexpr (Distance < 8) {
+      keys[r] = in_register<Distance>(keys[r], lanes_apart<Distance>(keys[r]));
+    } else {
+      constexpr int apart = Distance / 8;
+      if constexpr ((r & apart) == 0 && r + apart < Used) {
+        const __m512i a = keys[r], b = keys[r + apart];
+        keys[r] = _mm512_min_epu64(a, b);
+        keys[r + apart] = _mm512_max_epu64(a, b);
+      }
+    }
+    half_cleaners<Used, Distance, r + 1>(keys);
   } else if constexpr (Distance > 1) {
-    merge_stages<R, Block, Distance / 2>(keys, payloads);
+    half_cleaners<Used, Distance / 2>(keys);
   }
 }
 
-// Batcher's bitonic sort: runs of 2, 4, ... 8 R keys, each merged from two runs of half its length.
-template <int R, int Block = 2>
-__attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__m512i* keys, __m512i* payloads) {
-  merge_stages<R, Block, Block / 2>(keys, payloads);
-  if constexpr (Block < 8 * R) bitonic_network<R, Block * 2>(keys, payloads);
+template <int R, int Used, int Block = 2>
+__attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__m512i* keys) {
+  mirror_stage<Used, Block>(keys);
+  if constexpr (Block >= 4) half_cleaners<Used, Block / 4>(keys);
+  if constexpr (Block < 8 * R) bitonic_network<R, Used, Block * 2>(keys);
 }
 
-// Sorts n <= 8 R visits by their high halves: visits are split into keys (high halves) and payloads (low
-// halves), padded with keys that no visit has (all ones: columns stay below 2^43), sorted, and put back.
-// Returns which sorted neighbours have equal keys (read off the registers, not the stored visits).
-template <int R>
-__attribute__((target("avx512f"))) TieMask sort_by_network(RowVisit* v, std::size_t n) {
-  __m512i keys[R], payloads[R];
-  auto* words = reinterpret_cast<std::uint64_t*>(v);  // little-endian: low half, then high half
-  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512i padding = _mm512_set1_epi64(-1);
+// The networks sort 64-bit words (key << 7 | index): the visit's high half and its place in the row, so the
+// keys are distinct and the network moves no payload (half the work of carrying the low halves along). The
+// visits are then put in the sorted order through a copy. Rows whose high halves reach 2^56 (columns of 2^36 and
+// more) do not fit and are sorted by the portable path.
+constexpr int kIndexBits = 7;
+constexpr std::uint64_t kLargestNetworkKey = (std::uint64_t{1} << 56) - 1;
+
+// Sorts n <= 8 R visits by their high halves, if those fit the network's words (false: the row is untouched).
+// Returns which sorted neighbours have equal high halves (read off the registers, not the stored visits).
+template <int R, int Used = R>
+__attribute__((target("avx512f"))) bool sort_by_network(RowVisit* v, std::size_t n, TieMask& ties) {
+  static_assert(8 * R <= (1 << kIndexBits) && Used <= R && (R & (R - 1)) == 0);
+  __m512i keys[R];
+  auto* words = reinterpret_cast<const std::uint64_t*>(v);  // little-endian: low half, then high half
+  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512i padding = _mm512_set1_epi64(-1);  // above every word of a visit
+  const __m512i lane_index = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
   const auto visits_in = [n](int r) { return static_cast<int>(std::min<std::size_t>(8, n - std::min<std::size_t>(n, 8 * static_cast<std::size_t>(r)))); };
-  const auto first_mask = [](int count) { return static_cast<__mmask8>((1u << std::min(2 * count, 8)) - 1); };
-  const auto second_mask = [](int count) { return static_cast<__mmask8>((1u << std::max(2 * count - 8, 0)) - 1); };
-  for (int r = 0; r < R; ++r) {
+  __m512i too_large = _mm512_setzero_si512();
+  for (int r = 0; r < Used; ++r) {
     const int count = visits_in(r);
-    const __m512i a = _mm512_maskz_loadu_epi64(first_mask(count), words + 16 * r);
-    const __m512i b = _mm512_maskz_loadu_epi64(second_mask(count), words + 16 * r + 8);
-    keys[r] = _mm512_mask_blend_epi64(static_cast<__mmask8>((1u << count) - 1), padding, _mm512_permutex2var_epi64(a, odd, b));
-    payloads[r] = _mm512_permutex2var_epi64(a, even, b);
+    const auto first = static_cast<__mmask8>((1u << std::min(2 * count, 8)) - 1);
+    const auto second = static_cast<__mmask8>((1u << std::max(2 * count - 8, 0)) - 1);
+    const __m512i a = _mm512_maskz_loadu_epi64(first, words + 16 * r);
+    const __m512i b = _mm512_maskz_loadu_epi64(second, words + 16 * r + 8);
+    const __m512i high = _mm512_permutex2var_epi64(a, odd, b);
+    too_large = _mm512_or_si512(too_large, high);
+    const __m512i word = _mm512_or_si512(_mm512_slli_epi64(high, kIndexBits), _mm512_add_epi64(lane_index, _mm512_set1_epi64(8 * r)));
+    keys[r] = _mm512_mask_blend_epi64(static_cast<__mmask8>((1u << count) - 1), padding, word);
   }
-  bitonic_network<R>(keys, payloads);
-  const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-  for (int r = 0; r < R; ++r) {
-    const int count = visits_in(r);
-    _mm512_mask_storeu_epi64(words + 16 * r, first_mask(count), _mm512_permutex2var_epi64(payloads[r], first, keys[r]));
-    _mm512_mask_storeu_epi64(words + 16 * r + 8, second_mask(count), _mm512_permutex2var_epi64(payloads[r], second, keys[r]));
-  }
-  TieMask ties = 0;
-  for (int r = 0; r < R; ++r) {
+  if (static_cast<std::uint64_t>(_mm512_reduce_or_epi64(too_large)) > kLargestNetworkKey) return false;
+  bitonic_network<R, Used>(keys);
+  // Each visit to its place, from a copy of the row.
+  alignas(64) std::uint64_t sorted[8 * Used];
+  for (int r = 0; r < Used; ++r) _mm512_store_si512(sorted + 8 * r, keys[r]);
+  RowVisit copy[8 * Used];
+  std::copy(v, v + n, copy);
+  constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kIndexBits) - 1;
+  for (std::size_t k = 0; k < n; ++k) v[k] = copy[sorted[k] & kIndexMask];
+  ties = 0;
+  for (int r = 0; r < Used; ++r) {
     // Each lane's right neighbour: the next lane, or the next register's first (padding after the last).
-    const __m512i next = _mm512_alignr_epi64(r + 1 < R ? keys[r + 1] : padding, keys[r], 1);
-    ties |= static_cast<TieMask>(_mm512_cmpeq_epu64_mask(keys[r], next)) << (8 * r);
+    const __m512i high = _mm512_srli_epi64(keys[r], kIndexBits);
+    const __m512i next = _mm512_srli_epi64(_mm512_alignr_epi64(r + 1 < Used ? keys[r + 1] : padding, keys[r], 1), kIndexBits);
+    ties |= static_cast<TieMask>(_mm512_cmpeq_epu64_mask(high, next)) << (8 * r);
   }
-  // Padding keys equal each other: keep pairs of visits only (k + 1 < n).
-  return ties & ((TieMask{1} << (n - 1)) - 1);
+  // Padding words equal each other: keep pairs of visits only (k + 1 < n).
+  ties &= (TieMask{1} << (n - 1)) - 1;
+  return true;
 }
 
 bool has_avx512() {
@@ -178,14 +208,22 @@ void sort_row_visits_portable(RowVisit* v, std::size_t n) {
 
 namespace {
 
-// Sorts n <= kNetworkUpTo visits (more than 2) by the networks.
+// Sorts n <= kNetworkUpTo visits (more than 2) by the networks, or by the portable path where they do not fit.
 void sort_by_networks(RowVisit* v, std::size_t n) {
   TieMask ties;
-  if (n <= 16) ties = sort_by_network<2>(v, n);
-  else if (n <= 32) ties = sort_by_network<4>(v, n);
-  else if (n <= 64) ties = sort_by_network<8>(v, n);
-  else ties = sort_by_network<16>(v, n);
-  order_tied_runs(v, ties);
+  bool fits;
+  // Networks sized to the row by registers of padding left out: 16 visits apart from 32 on, 8 below.
+  if (n <= 16) fits = sort_by_network<2>(v, n, ties);
+  else if (n <= 24) fits = sort_by_network<4, 3>(v, n, ties);
+  else if (n <= 32) fits = sort_by_network<4>(v, n, ties);
+  else if (n <= 48) fits = sort_by_network<8, 6>(v, n, ties);
+  else if (n <= 64) fits = sort_by_network<8>(v, n, ties);
+  else if (n <= 80) fits = sort_by_network<16, 10>(v, n, ties);
+  else if (n <= 96) fits = sort_by_network<16, 12>(v, n, ties);
+  else if (n <= 112) fits = sort_by_network<16, 14>(v, n, ties);
+  else fits = sort_by_network<16>(v, n, ties);
+  if (fits) order_tied_runs(v, ties);
+  else sort_row_visits_portable(v, n);
 }
 
 // Merges two sorted runs into `out`, one visit per step without a branch on the comparison (the selection
@@ -207,11 +245,8 @@ void merge_runs(const RowVisit* a, std::size_t na, const RowVisit* b, std::size_
 // Rows longer than one network: runs of kNetworkUpTo visits sorted by the networks, then merged pairwise
 // (five times faster than quicksort at 129 visits, twice at 400).
 void sort_by_networks_and_merges(RowVisit* v, std::size_t n) {
-  for (std::size_t start = 0; start < n; start += kNetworkUpTo) {
-    const std::size_t length = std::min(kNetworkUpTo, n - start);
-    if (length > 2) sort_by_networks(v + start, length);
-    else if (length == 2 && v[start + 1] < v[start]) std::swap(v[start], v[start + 1]);
-  }
+  for (std::size_t start = 0; start < n; start += kNetworkUpTo)
+    sort_row_visits(v + start, std::min(kNetworkUpTo, n - start));
   thread_local std::vector<RowVisit> scratch;  // as long as the longest row merged so far (a row holds as much)
   if (scratch.size() < n) scratch.resize(std::bit_ceil(n));
   RowVisit *from = v, *to = scratch.data();

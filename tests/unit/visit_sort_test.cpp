@@ -15,11 +15,14 @@ namespace graphrf {
 namespace {
 
 // A row of n visits: columns from a small range (so that equal columns and steps are common), steps 0..3,
-// loads from a few values (equal visits happen) or random bits.
-std::vector<RowVisit> random_row(std::mt19937_64& rng, std::size_t n, bool few_loads) {
+// loads from a few values (equal visits happen) or random bits. With `huge_columns` half the columns are 2^42
+// and more (past what the networks' words hold: such rows take the portable path); without, the largest
+// columns the networks take (just below 2^36) are among them.
+std::vector<RowVisit> random_row(std::mt19937_64& rng, std::size_t n, bool few_loads, bool huge_columns = false) {
   std::vector<RowVisit> v(n);
+  const std::uint64_t high = huge_columns ? std::uint64_t{1} << 42 : (std::uint64_t{1} << 36) - n;
   for (auto& x : v) {
-    const std::uint64_t col = rng() % (n / 2 + 1) + (std::uint64_t{1} << 42) * (rng() % 2);
+    const std::uint64_t col = rng() % (n / 2 + 1) + high * (rng() % 2);
     const std::uint64_t key = (col << 20) | (rng() % 4);
     const std::uint64_t load = few_loads ? rng() % 3 : rng();
     x = (static_cast<RowVisit>(key) << 64) | load;
@@ -31,13 +34,13 @@ TEST(VisitSort, EqualsAComparisonSortOfTheVisitsForEveryLength) {
   std::mt19937_64 rng(11);
   for (std::size_t n = 0; n <= 300; ++n) {
     for (const bool few_loads : {false, true}) {
-      for (int trial = 0; trial < 3; ++trial) {
-        const auto row = random_row(rng, n, few_loads);
+      for (int trial = 0; trial < 4; ++trial) {
+        const auto row = random_row(rng, n, few_loads, trial == 3);
         auto want = row;
         std::sort(want.begin(), want.end());
         auto got = row;
         sort_row_visits(got.data(), got.size());
-        ASSERT_TRUE(got == want) << "n " << n << (few_loads ? " (few loads)" : "");
+        ASSERT_TRUE(got == want) << "n " << n << (few_loads ? " (few loads)" : "") << (trial == 3 ? " (huge columns)" : "");
         auto portable = row;
         sort_row_visits_portable(portable.data(), portable.size());
         ASSERT_TRUE(portable == want) << "n " << n;

@@ -3,10 +3,11 @@
 // (RowVisit: column and step in the high half, the load's bits in the low half). The order is the same on
 // every machine; only the algorithm depends on the row's length and the processor. Rows of short walks are
 // sorted by a branch-free insertion; longer rows by bitonic sorting networks held in AVX-512 registers where
-// the processor has them (Batcher 1968, "Sorting networks and their applications"), which sort the high
-// halves and carry the low ones along, then put visits with equal high halves in order of their low halves;
-// beyond 128 visits, runs of 128 sorted so are merged pairwise. Without AVX-512, by pattern-defeating quicksort
-// with branch-free partitioning (Peters 2021, "Pattern-defeating Quicksort").
+// the processor has them (Batcher 1968, "Sorting networks and their applications"), sized to the row, which sort
+// one 64-bit word per visit (its high half and its index in the row: no payload moves through the network),
+// then put visits with equal high halves in order of their low halves; beyond 128 visits, runs of 128 sorted so
+// are merged pairwise. Without AVX-512, or for columns of 2^36 and more, by pattern-defeating quicksort with
+// branch-free partitioning (Peters 2021, "Pattern-defeating Quicksort").
 #include <cstddef>
 
 #include "graphrf/walks/deposit_sink.hpp"
