@@ -162,10 +162,14 @@ int run_bench(const CommandContext& ctx) {
           std::vector<double> grf_rates;
           double mem = 0, bound_mib = 0;
           bool peak_reset = true;
+          double grf_wall = 0, grf_kernel = 0;  // this rank's, over the rounds
           for (std::int64_t round = 0; round < grf_repeats; ++round) {
             peak_reset = reset_peak_memory() && peak_reset;
+            const double kernel_before = kernel_cpu_seconds();
             Timer grf_timer;
             const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log, WalkLimits{}, length_resolved, &arcs);
+            grf_wall += grf_timer.seconds();
+            grf_kernel += kernel_cpu_seconds() - kernel_before;
             const double seconds = comm.max(grf_timer.seconds());
             grf_rates.push_back(static_cast<double>(run.walks[0].hops) / seconds);
             mem = std::max(mem, peak_memory_mib());
@@ -181,6 +185,7 @@ int run_bench(const CommandContext& ctx) {
                << " cross_rank_share=" << fmt(static_cast<double>(s.cross_rank_hops) / static_cast<double>(s.hops), 3)
                << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
                << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
+               << " grf_kernel_share=" << fmt(comm.max(grf_kernel / grf_wall), 2)
                << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
                << " peak_mib_max=" << fmt(comm.max(mem), 0) << " peak_reset=" << (comm.min(peak_reset ? 1 : 0) ? "yes" : "no")
                << " memory_estimate_mib=" << fmt(comm.max(estimate.total()) / kMiB, 0) << " memory_bound_mib="

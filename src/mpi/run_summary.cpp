@@ -13,6 +13,12 @@ double peak_memory_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+double kernel_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_stime.tv_sec) + 1e-6 * static_cast<double>(usage.ru_stime.tv_usec);
+}
+
 bool reset_peak_memory() {
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";  // 5: reset the peak resident set size

@@ -21,6 +21,8 @@ double peak_memory_mib();
 // Restarts the peak at the current resident size (Linux /proc/self/clear_refs), so that one phase of a
 // run can be measured on its own. Returns false where that is not possible.
 bool reset_peak_memory();
+// CPU time this process has spent in the kernel so far, in seconds (page faults: mostly clearing fresh pages).
+double kernel_cpu_seconds();
 
 void print_run_summary(const Log& log, const Communicator& comm, double seconds);
 
