@@ -20,9 +20,10 @@ namespace {
 
 // Up to this many visits the portable path sorts by branch-free insertion (each visit sinks through the sorted
 // ones by compare-exchange): a mispredicted comparison costs more than the extra ones. The networks take over
-// from kNetworkFrom visits, where their fixed cost (loading, padding, putting visits in place) pays off.
+// from kNetworkFrom visits, where their fixed cost (loading, padding, putting visits in place) pays off: on a
+// Zen 4 core the 16-visit network sorts 9-16 visits in 32-38 ns, insertion 8 visits in 34 ns and 10 in 51 ns.
 constexpr std::size_t kBranchFreeInsertion = 16;
-constexpr std::size_t kNetworkFrom = 11;
+constexpr std::size_t kNetworkFrom = 9;
 constexpr std::size_t kNetworkUpTo = 128;  // the longest run one network sorts (16 registers; indices of 7 bits)
 
 void sort_by_insertion(RowVisit* v, std::size_t n) {
