@@ -42,6 +42,39 @@ inline double keep_if(bool c, double x) {
 #endif
 }
 
+// Sums the sorted visits v[0 .. n) (a sentinel after them) into the row's Phi entries, written as (column, value)
+// pairs over the visits from v[0] on; returns their number. One pass without data-dependent branches (at n = 1 most runs are one visit long, so branching at run ends
+// mispredicts about once per column): each visit extends its run's sum, or starts it from 0.0; at a run's
+// last visit the column's sum takes the run's term (elsewhere it adds +0.0, which leaves every sum that
+// starts from +0.0 unchanged, bit for bit); every visit writes its column's entry at slot `columns`, which
+// moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
+// kRunsOfOne: every (column, step) is one visit's (one walker per node), so the run sums are left out.
+template <bool kRunsOfOne>
+size_t sum_row_runs(RowVisit* v, size_t n, std::span<const double> f, double inv_n) {
+  [[maybe_unused]] std::uint64_t previous = ~std::uint64_t{0};  // no visit's key: the first run starts from 0.0
+  [[maybe_unused]] double sum = 0.0;
+  double column_sum = 0.0;
+  size_t columns = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const std::uint64_t key = visit_key(v[k]), next = visit_key(v[k + 1]);
+    if constexpr (kRunsOfOne) {  // the same sums: each run starts from 0.0 and ends at once
+      column_sum += modulation(f, key_step(key)) * ((0.0 + visit_load(v[k])) * inv_n);
+    } else {
+      sum = keep_if(key == previous, sum) + visit_load(v[k]);
+      column_sum += keep_if(next != key, modulation(f, key_step(key)) * (sum * inv_n));
+    }
+    const bool column_ends = key_col(next) != key_col(key);
+    const std::int64_t column = key_col(key);
+    auto* entry = reinterpret_cast<unsigned char*>(v + columns);
+    std::memcpy(entry, &column, sizeof column);
+    std::memcpy(entry + sizeof column, &column_sum, sizeof column_sum);
+    columns += column_ends ? 1 : 0;
+    column_sum = keep_if(!column_ends, column_sum);
+    previous = key;
+  }
+  return columns;
+}
+
 }  // namespace
 
 // Both builders walk the sorted visits by (column, step) runs: a run's loads add up as 0.0 + l1 + l2 + ...,
@@ -89,29 +122,10 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
     visits.clear();
     return;
   }
-  // One pass without data-dependent branches (at n = 1 most runs are one visit long, so branching at run ends
-  // mispredicts about once per column): each visit extends its run's sum, or starts it from 0.0; at a run's
-  // last visit the column's sum takes the run's term (elsewhere it adds +0.0, which leaves every sum that
-  // starts from +0.0 unchanged, bit for bit); every visit writes its column's entry at slot `columns`, which
-  // moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
   const size_t n = prepare_row(visits, global_row, walkers);
   RowVisit* v = visits.data();
-  std::uint64_t previous = ~std::uint64_t{0};  // no visit's key: the first run starts from 0.0
-  double sum = 0.0, column_sum = 0.0;
-  size_t columns = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const std::uint64_t key = visit_key(v[k]), next = visit_key(v[k + 1]);
-    sum = keep_if(key == previous, sum) + visit_load(v[k]);
-    column_sum += keep_if(next != key, modulation(f, key_step(key)) * (sum * inv_n));
-    const bool column_ends = key_col(next) != key_col(key);
-    const std::int64_t column = key_col(key);
-    auto* entry = reinterpret_cast<unsigned char*>(v + columns);
-    std::memcpy(entry, &column, sizeof column);
-    std::memcpy(entry + sizeof column, &column_sum, sizeof column_sum);
-    columns += column_ends ? 1 : 0;
-    column_sum = keep_if(!column_ends, column_sum);
-    previous = key;
-  }
+  // One walker visits each step once: every (column, step) run is one visit long.
+  const size_t columns = walkers == 1 ? sum_row_runs<true>(v, n, f, inv_n) : sum_row_runs<false>(v, n, f, inv_n);
   for (size_t c = 0; c < columns; ++c) {
     std::int64_t column;
     double value;
