@@ -43,11 +43,12 @@ inline double keep_if(bool c, double x) {
 }
 
 // Sums the sorted visits v[0 .. n) (a sentinel after them) into the row's Phi entries, written as (column, value)
-// pairs over the visits from v[0] on; returns their number. One pass without data-dependent branches (at n = 1 most runs are one visit long, so branching at run ends
-// mispredicts about once per column): each visit extends its run's sum, or starts it from 0.0; at a run's
-// last visit the column's sum takes the run's term (elsewhere it adds +0.0, which leaves every sum that
-// starts from +0.0 unchanged, bit for bit); every visit writes its column's entry at slot `columns`, which
-// moves on only where the column ends. Entries go back into the sorted visits (that slot, <= k, is read).
+// pairs over the visits from v[0] on; returns their number. One pass without data-dependent branches (most runs
+// are one visit long, so branching at run ends mispredicts about once per column): each visit extends its run's
+// sum, or starts it from 0.0; at a run's last visit the column's sum takes the run's term (elsewhere it adds
+// +0.0, which leaves every sum that starts from +0.0 unchanged, bit for bit); every visit writes its column's
+// entry at slot `columns`, which moves on only where the column ends. Entries go back into the sorted visits
+// (that slot, <= k, is read).
 // kRunsOfOne: every (column, step) is one visit's (one walker per node), so the run sums are left out.
 template <bool kRunsOfOne>
 size_t sum_row_runs(RowVisit* v, size_t n, std::span<const double> f, double inv_n) {
