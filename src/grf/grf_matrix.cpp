@@ -17,9 +17,10 @@ namespace {
 // The row's visits with M_0's entry among them (every walker is at its start node with load 1 at step 0, which
 // the walk engine does not deposit: one entry (global_row, 0) of load n, the exact sum of the n unit loads),
 // in the fixed order (RowVisit), then a sentinel that ends every run. Returns the number of entries before it.
+// The builders only add up each (column, step) run's loads, so a run of two may come in either order.
 size_t prepare_row(std::vector<RowVisit>& visits, std::int64_t global_row, std::int64_t walkers) {
   visits.push_back(row_visit(global_row, 0, static_cast<double>(walkers)));
-  sort_row_visits(visits.data(), visits.size());
+  sort_row_visits(visits.data(), visits.size(), TiedPairs::either_order);
   const size_t n = visits.size();
   visits.push_back(~RowVisit{0});  // a key no visit has (columns stay below 2^43)
   return n;

@@ -47,15 +47,32 @@ int lowest_bit(TieMask m) {
   return low ? std::countr_zero(low) : 64 + std::countr_zero(static_cast<std::uint64_t>(m >> 64));
 }
 
-// Puts each run of visits with equal high halves in order of their low halves (after a sort by the high halves
+// Sorts visits whose high halves are all equal by their low halves (branch-free insertion on 64-bit words).
+void sort_by_low_halves(RowVisit* v, std::size_t n) {
+  for (std::size_t i = 1; i < n; ++i) {
+    RowVisit x = v[i];
+    for (std::size_t j = i; j > 0; --j) {
+      const RowVisit y = v[j - 1];
+      const bool greater = static_cast<std::uint64_t>(y) > static_cast<std::uint64_t>(x);
+      v[j] = greater ? y : x;
+      x = greater ? x : y;
+    }
+    v[0] = x;
+  }
+}
+
+// Puts runs of visits with equal high halves in order of their low halves (after a sort by the high halves
 // alone). The runs come from the network's registers as bits, so rows without ties cost one test and rows with
 // some no branch per visit. Bit 127 is never set (at most 128 visits), so a run's end is always found.
-void order_tied_runs(RowVisit* v, TieMask ties) {
-  while (ties) {
-    const int first = lowest_bit(ties);
+// Runs of two may be left as they are where only their sum matters: 0.0 + a + b and 0.0 + b + a are the same
+// double (IEEE addition is commutative), while three or more loads give different roundings in different orders.
+void order_tied_runs(RowVisit* v, TieMask ties, TiedPairs pairs_order) {
+  TieMask starts = pairs_order == TiedPairs::sorted ? ties : ties & (ties >> 1);  // bit k: k, k + 1 and k + 2 tie
+  while (starts) {
+    const int first = lowest_bit(starts);
     const int pairs = lowest_bit(~(ties >> first));  // equal neighbours in a row from `first` on
-    sort_by_insertion(v + first, static_cast<std::size_t>(pairs) + 1);
-    ties &= ~((TieMask{1} << (first + pairs)) - 1);
+    sort_by_low_halves(v + first, static_cast<std::size_t>(pairs) + 1);
+    starts &= ~((TieMask{1} << (first + pairs)) - 1);
   }
 }
 
@@ -210,7 +227,7 @@ void sort_row_visits_portable(RowVisit* v, std::size_t n) {
 namespace {
 
 // Sorts n <= kNetworkUpTo visits (more than 2) by the networks, or by the portable path where they do not fit.
-void sort_by_networks(RowVisit* v, std::size_t n) {
+void sort_by_networks(RowVisit* v, std::size_t n, TiedPairs pairs) {
   TieMask ties;
   bool fits;
   // Networks sized to the row by registers of padding left out: 16 visits apart from 32 on, 8 below.
@@ -223,7 +240,7 @@ void sort_by_networks(RowVisit* v, std::size_t n) {
   else if (n <= 96) fits = sort_by_network<16, 12>(v, n, ties);
   else if (n <= 112) fits = sort_by_network<16, 14>(v, n, ties);
   else fits = sort_by_network<16>(v, n, ties);
-  if (fits) order_tied_runs(v, ties);
+  if (fits) order_tied_runs(v, ties, pairs);
   else sort_row_visits_portable(v, n);
 }
 
@@ -243,8 +260,9 @@ void merge_runs(const RowVisit* a, std::size_t na, const RowVisit* b, std::size_
   std::copy(b, b_end, out);
 }
 
-// Rows longer than one network: runs of kNetworkUpTo visits sorted by the networks, then merged pairwise
-// (five times faster than quicksort at 129 visits, twice at 400).
+// Rows longer than one network: runs of kNetworkUpTo visits sorted by the networks (in full: a tied pair of one
+// run may meet a third visit of its key from another), then merged pairwise (five times faster than quicksort at
+// 129 visits, twice at 400).
 void sort_by_networks_and_merges(RowVisit* v, std::size_t n) {
   for (std::size_t start = 0; start < n; start += kNetworkUpTo)
     sort_row_visits(v + start, std::min(kNetworkUpTo, n - start));
@@ -263,13 +281,13 @@ void sort_by_networks_and_merges(RowVisit* v, std::size_t n) {
 
 }  // namespace
 
-void sort_row_visits(RowVisit* v, std::size_t n) {
+void sort_row_visits(RowVisit* v, std::size_t n, TiedPairs pairs) {
   if (n <= 2) {  // a walk of one hop or none, with M_0's entry
     if (n == 2 && v[1] < v[0]) std::swap(v[0], v[1]);
     return;
   }
   if (n < kNetworkFrom || !has_avx512()) return sort_row_visits_portable(v, n);
-  if (n <= kNetworkUpTo) sort_by_networks(v, n);
+  if (n <= kNetworkUpTo) sort_by_networks(v, n, pairs);
   else sort_by_networks_and_merges(v, n);
 }
 
