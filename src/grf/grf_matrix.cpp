@@ -4,10 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "graphrf/grf/row_sums.hpp"
 #include "graphrf/grf/visit_sort.hpp"
 
 namespace graphrf {
@@ -30,51 +27,6 @@ size_t prepare_row(std::vector<RowVisit>& visits, std::int64_t global_row, std::
 inline double modulation(std::span<const double> f, std::int32_t step) {
   const auto t = static_cast<size_t>(step);
   return t < f.size() ? f[t] : 0.0;
-}
-
-// x where c holds, else +0.0, by a bit mask: GCC compiles `c ? x : 0.0` on doubles to a branch, which
-// mispredicts here. With SSE2 the mask stays in a vector register, off the dependency chain of the sums.
-inline double keep_if(bool c, double x) {
-  const std::uint64_t mask = std::uint64_t{0} - static_cast<std::uint64_t>(c);
-#if defined(__SSE2__)
-  return _mm_cvtsd_f64(_mm_and_pd(_mm_set_sd(x), _mm_castsi128_pd(_mm_cvtsi64_si128(static_cast<long long>(mask)))));
-#else
-  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & mask);
-#endif
-}
-
-// Sums the sorted visits v[0 .. n) (a sentinel after them) into the row's Phi entries, written as (column, value)
-// pairs over the visits from v[0] on; returns their number. One pass without data-dependent branches (most runs
-// are one visit long, so branching at run ends mispredicts about once per column): each visit extends its run's
-// sum, or starts it from 0.0; at a run's last visit the column's sum takes the run's term (elsewhere it adds
-// +0.0, which leaves every sum that starts from +0.0 unchanged, bit for bit); every visit writes its column's
-// entry at slot `columns`, which moves on only where the column ends. Entries go back into the sorted visits
-// (that slot, <= k, is read).
-// kRunsOfOne: every (column, step) is one visit's (one walker per node), so the run sums are left out.
-template <bool kRunsOfOne>
-size_t sum_row_runs(RowVisit* v, size_t n, std::span<const double> f, double inv_n) {
-  [[maybe_unused]] std::uint64_t previous = ~std::uint64_t{0};  // no visit's key: the first run starts from 0.0
-  [[maybe_unused]] double sum = 0.0;
-  double column_sum = 0.0;
-  size_t columns = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const std::uint64_t key = visit_key(v[k]), next = visit_key(v[k + 1]);
-    if constexpr (kRunsOfOne) {  // the same sums: each run starts from 0.0 and ends at once
-      column_sum += modulation(f, key_step(key)) * ((0.0 + visit_load(v[k])) * inv_n);
-    } else {
-      sum = keep_if(key == previous, sum) + visit_load(v[k]);
-      column_sum += keep_if(next != key, modulation(f, key_step(key)) * (sum * inv_n));
-    }
-    const bool column_ends = key_col(next) != key_col(key);
-    const std::int64_t column = key_col(key);
-    auto* entry = reinterpret_cast<unsigned char*>(v + columns);
-    std::memcpy(entry, &column, sizeof column);
-    std::memcpy(entry + sizeof column, &column_sum, sizeof column_sum);
-    columns += column_ends ? 1 : 0;
-    column_sum = keep_if(!column_ends, column_sum);
-    previous = key;
-  }
-  return columns;
 }
 
 }  // namespace
@@ -127,15 +79,16 @@ void append_grf_row(SparseRows& phi, std::vector<RowVisit>& visits, std::int64_t
   const size_t n = prepare_row(visits, global_row, walkers);
   RowVisit* v = visits.data();
   // One walker visits each step once: every (column, step) run is one visit long.
-  const size_t columns = walkers == 1 ? sum_row_runs<true>(v, n, f, inv_n) : sum_row_runs<false>(v, n, f, inv_n);
+  const size_t columns = sum_row_runs(v, n, f, inv_n, walkers == 1 ? RunsOfOne::yes : RunsOfOne::no);
+  const size_t before = phi.col.size();
+  phi.col.resize(before + columns);
+  phi.value.resize(before + columns);
+  std::int64_t* col = phi.col.data() + before;
+  double* value = phi.value.data() + before;
   for (size_t c = 0; c < columns; ++c) {
-    std::int64_t column;
-    double value;
     const auto* entry = reinterpret_cast<const unsigned char*>(v + c);
-    std::memcpy(&column, entry, sizeof column);
-    std::memcpy(&value, entry + sizeof column, sizeof value);
-    phi.col.push_back(column);
-    phi.value.push_back(value);
+    std::memcpy(col + c, entry, sizeof *col);
+    std::memcpy(value + c, entry + sizeof *col, sizeof *value);
   }
   phi.indptr.push_back(static_cast<std::int64_t>(phi.col.size()));
   visits.clear();
