@@ -24,7 +24,7 @@ namespace {
 // Zen 4 core the 16-visit network sorts 9-16 visits in 32-38 ns, insertion 8 visits in 34 ns and 10 in 51 ns.
 constexpr std::size_t kBranchFreeInsertion = 16;
 constexpr std::size_t kNetworkFrom = 9;
-constexpr std::size_t kNetworkUpTo = 128;  // the longest run one network sorts (16 registers; indices of 7 bits)
+constexpr std::size_t kNetworkUpTo = 192;  // the longest run one network sorts (24 of the 32 registers)
 
 void sort_by_insertion(RowVisit* v, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i) {
@@ -39,12 +39,25 @@ void sort_by_insertion(RowVisit* v, std::size_t n) {
   }
 }
 
-// Neighbours with equal keys, as bits: bit k of the 128-bit mask says visits k and k + 1 have equal high halves.
-using TieMask = Uint128;
+// Neighbours with equal high halves, as bits: bit k (bit k % 64 of word k / 64) says visits k and k + 1 tie.
+struct TieMask {
+  std::uint64_t word[3] = {0, 0, 0};  // up to 192 visits, the longest row one network sorts
+};
 
-int lowest_bit(TieMask m) {
-  const auto low = static_cast<std::uint64_t>(m);
-  return low ? std::countr_zero(low) : 64 + std::countr_zero(static_cast<std::uint64_t>(m >> 64));
+// Bits 0 .. k - 1 of a word (all of them for k >= 64, none for k <= 0).
+std::uint64_t bits_below(int k) {
+  return k <= 0 ? 0 : k >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
+}
+
+// The last visit of the run of ties that visit k belongs to: the first visit from k on not tied to the next.
+// There is one: the bit of the row's last visit is clear (visits k + 1 past the row never tie).
+int run_end(const TieMask& ties, int k) {
+  int w = k / 64;
+  const std::uint64_t clear = ~ties.word[w] >> (k % 64);
+  if (clear) return k + std::countr_zero(clear);
+  while (!~ties.word[++w]) {
+  }
+  return 64 * w + std::countr_zero(~ties.word[w]);
 }
 
 // Sorts visits whose high halves are all equal by their low halves (branch-free insertion on 64-bit words).
@@ -62,17 +75,23 @@ void sort_by_low_halves(RowVisit* v, std::size_t n) {
 }
 
 // Puts runs of visits with equal high halves in order of their low halves (after a sort by the high halves
-// alone). The runs come from the network's registers as bits, so rows without ties cost one test and rows with
-// some no branch per visit. Bit 127 is never set (at most 128 visits), so a run's end is always found.
+// alone). The runs come from the network's registers as bits, so rows without ties cost a test per word and rows
+// with some no branch per visit.
 // Runs of two may be left as they are where only their sum matters: 0.0 + a + b and 0.0 + b + a are the same
 // double (IEEE addition is commutative), while three or more loads give different roundings in different orders.
-void order_tied_runs(RowVisit* v, TieMask ties, TiedPairs pairs_order) {
-  TieMask starts = pairs_order == TiedPairs::sorted ? ties : ties & (ties >> 1);  // bit k: k, k + 1 and k + 2 tie
-  while (starts) {
-    const int first = lowest_bit(starts);
-    const int pairs = lowest_bit(~(ties >> first));  // equal neighbours in a row from `first` on
-    sort_by_low_halves(v + first, static_cast<std::size_t>(pairs) + 1);
-    starts &= ~((TieMask{1} << (first + pairs)) - 1);
+void order_tied_runs(RowVisit* v, const TieMask& ties, TiedPairs pairs_order) {
+  int done = 0;  // visits before this one are in order
+  for (int w = 0; w < 3; ++w) {
+    std::uint64_t starts = ties.word[w];  // with pairs in either order, bit k: visits k, k + 1 and k + 2 tie
+    if (pairs_order == TiedPairs::either_order) starts &= (starts >> 1) | (w < 2 ? ties.word[w + 1] << 63 : 0);
+    starts &= ~bits_below(done - 64 * w);
+    while (starts) {
+      const int first = 64 * w + std::countr_zero(starts);
+      const int last = run_end(ties, first);
+      sort_by_low_halves(v + first, static_cast<std::size_t>(last - first) + 1);
+      done = last;
+      starts &= ~bits_below(last - 64 * w);
+    }
   }
 }
 
@@ -159,12 +178,12 @@ __attribute__((target("avx512f"), always_inline)) inline void bitonic_network(__
   if constexpr (Block < 8 * R) bitonic_network<R, Used, Block * 2>(keys);
 }
 
-// The networks sort 64-bit words (key << 7 | index): the visit's high half and its place in the row, so the
+// The networks sort 64-bit words (key << 8 | index): the visit's high half and its place in the row, so the
 // keys are distinct and the network moves no payload (half the work of carrying the low halves along). The
-// visits are then put in the sorted order through a copy. Rows whose high halves reach 2^56 (columns of 2^36 and
-// more) do not fit and are sorted by the portable path.
-constexpr int kIndexBits = 7;
-constexpr std::uint64_t kLargestNetworkKey = (std::uint64_t{1} << 56) - 1;
+// visits are then put in the sorted order through a copy. Rows whose high halves reach 2^55 (columns of 2^35 and
+// more) do not fit and are sorted by the portable path (the words stay below the padding, 2^64 - 1).
+constexpr int kIndexBits = 8;
+constexpr std::uint64_t kLargestNetworkKey = (std::uint64_t{1} << 55) - 1;
 
 // Sorts n <= 8 R visits by their high halves, if those fit the network's words (false: the row is untouched).
 // Returns which sorted neighbours have equal high halves (read off the registers, not the stored visits).
@@ -198,15 +217,15 @@ __attribute__((target("avx512f"))) bool sort_by_network(RowVisit* v, std::size_t
   std::copy(v, v + n, copy);
   constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kIndexBits) - 1;
   for (std::size_t k = 0; k < n; ++k) v[k] = copy[sorted[k] & kIndexMask];
-  ties = 0;
+  ties = TieMask{};
   for (int r = 0; r < Used; ++r) {
     // Each lane's right neighbour: the next lane, or the next register's first (padding after the last).
     const __m512i high = _mm512_srli_epi64(keys[r], kIndexBits);
     const __m512i next = _mm512_srli_epi64(_mm512_alignr_epi64(r + 1 < Used ? keys[r + 1] : padding, keys[r], 1), kIndexBits);
-    ties |= static_cast<TieMask>(_mm512_cmpeq_epu64_mask(high, next)) << (8 * r);
+    ties.word[r / 8] |= std::uint64_t{_mm512_cmpeq_epu64_mask(high, next)} << (8 * (r % 8));
   }
   // Padding words equal each other: keep pairs of visits only (k + 1 < n).
-  ties &= (TieMask{1} << (n - 1)) - 1;
+  for (int w = 0; w < 3; ++w) ties.word[w] &= bits_below(static_cast<int>(n) - 1 - 64 * w);
   return true;
 }
 
@@ -230,7 +249,7 @@ namespace {
 void sort_by_networks(RowVisit* v, std::size_t n, TiedPairs pairs) {
   TieMask ties;
   bool fits;
-  // Networks sized to the row by registers of padding left out: 16 visits apart from 32 on, 8 below.
+  // Networks sized to the row by registers of padding left out: 8 visits apart below 32, 16 to 128, 32 beyond.
   if (n <= 16) fits = sort_by_network<2>(v, n, ties);
   else if (n <= 24) fits = sort_by_network<4, 3>(v, n, ties);
   else if (n <= 32) fits = sort_by_network<4>(v, n, ties);
@@ -239,7 +258,9 @@ void sort_by_networks(RowVisit* v, std::size_t n, TiedPairs pairs) {
   else if (n <= 80) fits = sort_by_network<16, 10>(v, n, ties);
   else if (n <= 96) fits = sort_by_network<16, 12>(v, n, ties);
   else if (n <= 112) fits = sort_by_network<16, 14>(v, n, ties);
-  else fits = sort_by_network<16>(v, n, ties);
+  else if (n <= 128) fits = sort_by_network<16>(v, n, ties);
+  else if (n <= 160) fits = sort_by_network<32, 20>(v, n, ties);
+  else fits = sort_by_network<32, 24>(v, n, ties);
   if (fits) order_tied_runs(v, ties, pairs);
   else sort_row_visits_portable(v, n);
 }
@@ -261,8 +282,7 @@ void merge_runs(const RowVisit* a, std::size_t na, const RowVisit* b, std::size_
 }
 
 // Rows longer than one network: runs of kNetworkUpTo visits sorted by the networks (in full: a tied pair of one
-// run may meet a third visit of its key from another), then merged pairwise (five times faster than quicksort at
-// 129 visits, twice at 400).
+// run may meet a third visit of its key from another), then merged pairwise.
 void sort_by_networks_and_merges(RowVisit* v, std::size_t n) {
   for (std::size_t start = 0; start < n; start += kNetworkUpTo)
     sort_row_visits(v + start, std::min(kNetworkUpTo, n - start));

@@ -18,10 +18,10 @@ namespace {
 // A row of n visits: columns from a small range (so that equal columns and steps are common), steps 0..3,
 // loads from a few values (equal visits happen) or random bits. With `huge_columns` half the columns are 2^42
 // and more (past what the networks' words hold: such rows take the portable path); without, the largest
-// columns the networks take (just below 2^36) are among them.
+// columns the networks take (just below 2^35) are among them.
 std::vector<RowVisit> random_row(std::mt19937_64& rng, std::size_t n, bool few_loads, bool huge_columns = false) {
   std::vector<RowVisit> v(n);
-  const std::uint64_t high = huge_columns ? std::uint64_t{1} << 42 : (std::uint64_t{1} << 36) - n;
+  const std::uint64_t high = huge_columns ? std::uint64_t{1} << 42 : (std::uint64_t{1} << 35) - n;
   for (auto& x : v) {
     const std::uint64_t col = rng() % (n / 2 + 1) + high * (rng() % 2);
     const std::uint64_t key = (col << 20) | (rng() % 4);

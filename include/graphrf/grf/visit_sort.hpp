@@ -6,8 +6,8 @@
 // the processor has them (Batcher 1968, "Sorting networks and their applications"), sized to the row, which sort
 // one 64-bit word per visit (its high half and its index in the row: no payload moves through the network),
 // then put visits with equal high halves in order of their low halves (runs of three or more only, where pairs
-// may come in either order: TiedPairs); beyond 128 visits, runs of 128 sorted so
-// are merged pairwise. Without AVX-512, or for columns of 2^36 and more, by pattern-defeating quicksort with
+// may come in either order: TiedPairs); beyond 192 visits, runs of 192 sorted so are merged pairwise. Without
+// AVX-512, or for columns of 2^35 and more, by pattern-defeating quicksort with
 // branch-free partitioning (Peters 2021, "Pattern-defeating Quicksort").
 #include <cstddef>
 
