@@ -70,7 +70,7 @@ TEST(VisitSort, OrdersRunsOfEqualKeysLongerThanItsSearchWindow) {
 // The networks leave the memory around the row alone: visits are stored back with masks.
 TEST(VisitSort, TouchesOnlyTheRow) {
   std::mt19937_64 rng(5);
-  for (const std::size_t n : {13, 17, 31, 64, 100, 128}) {
+  for (const std::size_t n : {13, 17, 31, 64, 100, 128, 150, 192}) {
     auto buffer = random_row(rng, n + 16, false);
     const auto before = buffer;
     sort_row_visits(buffer.data() + 8, n);
