@@ -23,12 +23,6 @@ size_t prepare_row(std::vector<RowVisit>& visits, std::int64_t global_row, std::
   return n;
 }
 
-// f_t, zero beyond f's length (a predictable branch: f usually covers every step).
-inline double modulation(std::span<const double> f, std::int32_t step) {
-  const auto t = static_cast<size_t>(step);
-  return t < f.size() ? f[t] : 0.0;
-}
-
 }  // namespace
 
 // Both builders walk the sorted visits by (column, step) runs: a run's loads add up as 0.0 + l1 + l2 + ...,

@@ -10,12 +10,6 @@ namespace graphrf {
 
 namespace {
 
-// f_t, zero beyond f's length (a predictable branch: f usually covers every step).
-inline double modulation(std::span<const double> f, std::int32_t step) {
-  const auto t = static_cast<size_t>(step);
-  return t < f.size() ? f[t] : 0.0;
-}
-
 // x where c holds, else +0.0, by a bit mask: GCC compiles `c ? x : 0.0` on doubles to a branch, which
 // mispredicts here. With SSE2 the mask stays in a vector register, off the dependency chain of the sums.
 inline double keep_if(bool c, double x) {

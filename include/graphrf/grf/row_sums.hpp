@@ -5,11 +5,18 @@
 // without data-dependent branches; with AVX-512 the same operations in the same order with mask registers
 // (bit for bit the portable pass's sums).
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "graphrf/walks/deposit_sink.hpp"
 
 namespace graphrf {
+
+// f_t, zero beyond f's length (a predictable branch: f usually covers every step).
+inline double modulation(std::span<const double> f, std::int32_t step) {
+  const auto t = static_cast<std::size_t>(step);
+  return t < f.size() ? f[t] : 0.0;
+}
 
 // How a row's (column, step) runs are made: RunsOfOne::yes when every run is one visit (one walker per node:
 // no two visits share a step), which leaves out the run sums (0.0 + load is the run's sum: the same bits).
