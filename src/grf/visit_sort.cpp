@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 // GCC 12's AVX-512 shuffle intrinsics pass an undefined vector as the unused merge source, which -Wall
@@ -26,12 +27,15 @@ constexpr std::size_t kBranchFreeInsertion = 16;
 constexpr std::size_t kNetworkFrom = 9;
 constexpr std::size_t kNetworkUpTo = 192;  // the longest run one network sorts (24 of the 32 registers)
 
-void sort_by_insertion(RowVisit* v, std::size_t n) {
+// Sorts into ascending order as `greater_than` compares (the whole 128-bit visits by default), each visit sinking
+// through the sorted ones by compare-exchange.
+template <class Greater = std::greater<RowVisit>>
+void sort_by_insertion(RowVisit* v, std::size_t n, Greater greater_than = {}) {
   for (std::size_t i = 1; i < n; ++i) {
     RowVisit x = v[i];
     for (std::size_t j = i; j > 0; --j) {
       const RowVisit y = v[j - 1];
-      const bool greater = y > x;
+      const bool greater = greater_than(y, x);
       v[j] = greater ? y : x;
       x = greater ? x : y;
     }
@@ -60,18 +64,9 @@ int run_end(const TieMask& ties, int k) {
   return 64 * w + std::countr_zero(~ties.word[w]);
 }
 
-// Sorts visits whose high halves are all equal by their low halves (branch-free insertion on 64-bit words).
+// Sorts visits whose high halves are all equal by their low halves (64-bit comparisons).
 void sort_by_low_halves(RowVisit* v, std::size_t n) {
-  for (std::size_t i = 1; i < n; ++i) {
-    RowVisit x = v[i];
-    for (std::size_t j = i; j > 0; --j) {
-      const RowVisit y = v[j - 1];
-      const bool greater = static_cast<std::uint64_t>(y) > static_cast<std::uint64_t>(x);
-      v[j] = greater ? y : x;
-      x = greater ? x : y;
-    }
-    v[0] = x;
-  }
+  sort_by_insertion(v, n, [](RowVisit a, RowVisit b) { return static_cast<std::uint64_t>(a) > static_cast<std::uint64_t>(b); });
 }
 
 // Puts runs of visits with equal high halves in order of their low halves (after a sort by the high halves
