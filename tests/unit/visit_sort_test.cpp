@@ -67,7 +67,7 @@ TEST(VisitSort, OrdersRunsOfEqualKeysLongerThanItsSearchWindow) {
   }
 }
 
-// The networks leave the memory around the row alone: visits are stored back with masks.
+// The networks leave the memory around the row alone: they load it with masks and put visits back one by one.
 TEST(VisitSort, TouchesOnlyTheRow) {
   std::mt19937_64 rng(5);
   for (const std::size_t n : {13, 17, 31, 64, 100, 128, 150, 192}) {
