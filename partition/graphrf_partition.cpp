@@ -29,8 +29,8 @@ namespace {
 
 // Each rank writes its block of lines at its byte offset (MPI-IO), so no rank holds the whole assignment. Every
 // write is checked (error code and byte count) and rank 0 checks the finished size, so a full disk is an error
-// on every rank, not a truncated file; the .partial file is renamed only when the whole file is there and no
-// rank received a termination signal meanwhile.
+// on every rank, not a truncated file; the run's temporary file (graphrf/io/output_file.hpp) is renamed only
+// when the whole file is there and no rank received a termination signal meanwhile.
 void write_parts(const Communicator& comm, const std::string& path, const std::string& header, const std::vector<int>& part) {
   const OutputWindow interrupt_window;
   const RunPhase phase("writing " + path);
@@ -38,23 +38,16 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
   for (int q : part) text += std::to_string(q) + '\n';
   const auto offset = comm.exscan_sum(static_cast<std::int64_t>(text.size()));
   const auto total = comm.sum(static_cast<std::int64_t>(text.size()));
-  const std::string partial = path + ".partial";
+  OutputTemporary temporary(comm, path);  // removed by its destructor unless published
+  const std::string& partial = temporary.path();
   const std::string cannot_write = "--out " + path + ": cannot write " + partial + ": ";
-  // The MPI-IO handle closes itself if anything below throws; the .partial file goes with a failed run.
+  // The MPI-IO handle closes itself if anything below throws.
   struct MpiFile {
     MPI_File handle = MPI_FILE_NULL;
     ~MpiFile() {
       if (handle != MPI_FILE_NULL) MPI_File_close(&handle);
     }
   } file;
-  struct RemoveUnlessPublished {
-    const Communicator& comm;
-    const std::string& partial;
-    bool published = false;
-    ~RemoveUnlessPublished() {
-      if (!published && comm.is_root()) std::remove(partial.c_str());
-    }
-  } cleanup{comm, partial};
   collective_try(comm, [&] {
     check_mpi(MPI_File_open(comm.get(), partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file.handle),
               ("MPI_File_open " + partial).c_str());
@@ -99,10 +92,10 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
                          " not written (an existing file there is unchanged)",
                      /*collective=*/true);
   collective_try(comm, [&] {
-    if (comm.is_root() && std::rename(partial.c_str(), path.c_str()) != 0)
-      throw InputError("--out " + path + ": cannot rename " + partial + " into place: " + std::strerror(errno));
+    if (!comm.is_root()) return;
+    if (const std::string error = temporary.publish(); !error.empty())
+      throw InputError("--out " + path + ": cannot create file: " + error);
   });
-  cleanup.published = true;
 }
 
 int run(const Communicator& comm, int argc, char** argv) {
@@ -146,7 +139,10 @@ int run(const Communicator& comm, int argc, char** argv) {
     if (method != "metis" && method != "ptscotch" && method != "block")
       throw InputError(std::string(vm["partition"].defaulted() ? "--method" : "--partition") +
                        ": expected metis, ptscotch or block (got '" + method + "')");
-    if (vm.count("out")) out = vm["out"].as<std::string>();
+    if (vm.count("out")) {
+      out = vm["out"].as<std::string>();
+      if (out.empty()) throw InputError("--out: the file name is empty (leave --out out to write nothing)");
+    }
   });
   if (vm.count("version")) {
     if (comm.is_root()) std::cout << "graphrf-partition " << kVersion << " (" << kGitSha << ")\n";
@@ -157,7 +153,7 @@ int run(const Communicator& comm, int argc, char** argv) {
     return 0;
   }
   const Log log(comm, vm["quiet"].as<bool>());
-  if (!out.empty()) check_output_writable(comm, out);  // before any work: a directory or unwritable path fails now
+  if (!out.empty()) check_output_writable(comm, out, command_inputs(vm));  // before any work: a directory or unwritable path fails now
   const RunPhase phase("loading " + options.graph);
   const CanonicalGraph graph = assemble_canonical_graph(comm, read_arcs(comm, options), options.duplicates);
   if (parts > graph.dist.total())

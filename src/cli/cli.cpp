@@ -224,6 +224,9 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
       throw InputError(std::string(e.what()) + " (graphrf " + name + " --help lists the options)");
     }
     dump = !help && vm["dump-config"].as<bool>();
+    // An empty name would otherwise mean "no output" and the run would write nothing without a word.
+    if (!help && vm.count("out") && vm["out"].as<std::string>().empty())
+      throw InputError("--out: the file name is empty (leave --out out to write nothing)");
     if (!help) check_slurm_launch(comm);
   });
   if (vm.count("version")) {

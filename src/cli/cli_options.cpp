@@ -70,9 +70,18 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
                                shape);
 }
 
+std::vector<NamedInput> command_inputs(const po::variables_map& vm) {
+  std::vector<NamedInput> inputs;
+  for (const char* name : {"config", "graph", "points", "qkv", "frames", "observations", "test", "sigma", "pagerank-sigma"})
+    if (vm.count(name)) inputs.push_back({std::string("--") + name, vm[name].as<std::string>()});
+  if (vm.count("partition") && vm["partition"].as<std::string>().rfind("file:", 0) == 0)
+    inputs.push_back({"--partition file:", vm["partition"].as<std::string>().substr(5)});
+  return inputs;
+}
+
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
                                         const std::string& out_path) {
-  if (!out_path.empty()) check_output_writable(ctx.comm, out_path);
+  if (!out_path.empty()) check_output_writable(ctx.comm, out_path, command_inputs(ctx.vm));
   // A partition file is read after the graph: check it first, so a typo does not cost the whole load.
   if (options.partition.rfind("file:", 0) == 0) check_input_readable(ctx.comm, "--partition file:", options.partition.substr(5));
   const bool points = ctx.vm.count("points") > 0;

@@ -106,9 +106,10 @@ int run_couple(const CommandContext& ctx) {
   log.result(result_line.str());
 
   if (!out_path.empty()) {
+    OutputTemporary temporary(comm, out_path);  // this run's own file, removed unless published
     collective_try(comm, [&] {
       if (!comm.is_root()) return;
-      const std::string partial = out_path + ".partial";
+      const std::string& partial = temporary.path();
       {
         std::ofstream f(partial);
         f << "# sigma-coupling learned by: " << ctx.command_line << "\n"
@@ -117,7 +118,8 @@ int run_couple(const CommandContext& ctx) {
           << permutation_text(r.sigma) << "\n";
         if (!f.flush()) throw Error("--out: writing '" + partial + "' failed");
       }
-      if (std::rename(partial.c_str(), out_path.c_str()) != 0) throw Error("--out: cannot rename '" + partial + "'");
+      if (const std::string error = temporary.publish(); !error.empty())
+        throw InputError("--out " + out_path + ": cannot create file: " + error);
     });
     log.info("wrote       " + out_path);
   }

@@ -56,7 +56,7 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
     config.synthetic_dv = synthetic[1];
     stack = read_frame_stack(path);
   });
-  if (!out_path.empty()) check_output_writable(comm, out_path);
+  if (!out_path.empty()) check_output_writable(comm, out_path, command_inputs(vm));
   std::optional<FrameAttention> frames;
   collective_try(comm, [&] { frames.emplace(config, stack.has_qkv() ? stack.d_qk : config.synthetic_d); });
   const int d_v = stack.has_qkv() ? stack.d_v : config.synthetic_dv;

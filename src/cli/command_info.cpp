@@ -40,7 +40,7 @@ int run_info(const CommandContext& ctx) {
     parse_weight_mode(weights);  // InputError naming --weights
     if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
   });
-  if (!out_path.empty()) check_output_writable(comm, out_path);
+  if (!out_path.empty()) check_output_writable(comm, out_path, command_inputs(ctx.vm));
 
   Timer total_timer;
   const DistributedGraph g = load_graph(comm, options);

@@ -9,7 +9,8 @@ namespace {
 volatile std::sig_atomic_t g_signal = 0;
 volatile std::sig_atomic_t g_open_windows = 0;
 
-constexpr int kTerminationSignals[] = {SIGTERM, SIGINT, SIGHUP};
+// SIGUSR1: the warning Slurm sends before a time limit with --signal (e.g. sbatch --signal=USR1@60).
+constexpr int kTerminationSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1};
 
 extern "C" void on_termination_signal(int signal) {
   if (g_open_windows > 0) {
@@ -42,6 +43,8 @@ const char* signal_name(int signal) {
       return "SIGINT";
     case SIGHUP:
       return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
     default:
       return "a signal";
   }

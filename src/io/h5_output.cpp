@@ -118,40 +118,13 @@ void H5Output::set_max_write_bytes(std::uint64_t bytes) { g_max_write_bytes = st
 std::uint64_t H5Output::max_write_bytes() { return g_max_write_bytes; }
 
 // ---------------------------------------------------------------------------------------------------------------
-// check_output_writable
-
-void check_output_writable(const Communicator& comm, const std::string& path) {
-  std::string reason;
-  if (comm.rank() == 0) {
-    struct stat st {};
-    if (path.empty()) {
-      reason = std::strerror(ENOENT);
-    } else if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      reason = std::strerror(EISDIR);
-    } else {
-      const std::string partial = path + ".partial";
-      const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-      if (fd < 0) {
-        const int err = errno;
-        // The output is written as PATH.partial first: name that file, whose creation is what failed.
-        reason = std::string(std::strerror(err)) + " (creating " + partial + ", which is written first and then renamed)";
-      } else {
-        ::close(fd);
-        ::unlink(partial.c_str());
-      }
-    }
-  }
-  comm.broadcast(reason, 0);
-  if (!reason.empty()) throw InputError("--out " + path + ": cannot create file: " + reason, /*collective=*/true);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Life cycle
 
 H5Output::H5Output(const Communicator& comm, std::string path)
     : comm_(comm),
       path_(std::move(path)),
-      partial_(path_ + ".partial"),
+      temporary_(comm_, path_),
+      partial_(temporary_.path()),
       uncaught_at_construction_(std::uncaught_exceptions()) {
   h5::silence_error_printing();
   auto fapl = h5::PropList::checked(H5Pcreate(H5P_FILE_ACCESS), "create file access properties for", partial_);
@@ -177,6 +150,17 @@ void H5Output::abandon() noexcept {
   state_ = State::closed;
   pending_texts_.clear();
   file_.reset();  // collective H5Fclose
+  MPI_Barrier(comm_.get());
+  if (comm_.rank() == 0) std::remove(partial_.c_str());
+}
+
+void H5Output::abandon_without_closing() noexcept {
+  state_ = State::broken;
+  pending_texts_.clear();
+  // After a failed write H5Fclose would flush metadata to the same failing storage, and HDF5 leaves the ranks in
+  // different collectives when that fails on some of them only: leave the identifier to HDF5 (the job then ends
+  // with MPI_Abort, see graphrf/core/unrecoverable.hpp).
+  (void)file_.release();
   MPI_Barrier(comm_.get());
   if (comm_.rank() == 0) std::remove(partial_.c_str());
 }
@@ -234,7 +218,7 @@ void H5Output::agree_write(const std::string& dataset, const std::string& local_
   std::string message = local_error;
   comm_.broadcast(message, failing);
   mark_unrecoverable();  // HDF5 would try to flush this file's metadata at MPI_Finalize, out of step across ranks
-  abandon();  // every rank is here
+  abandon_without_closing();  // every rank is here
   throw InputError("--out " + path_ + ": cannot write " + dataset + ": " + message + storage_hint(partial_),
                    /*collective=*/true);
 }
@@ -242,6 +226,15 @@ void H5Output::agree_write(const std::string& dataset, const std::string& local_
 void H5Output::commit() {
   require_open("commit");
   fault_injection_pause_before_commit(path_.c_str());
+  // H5Fclose flushes the metadata. If a write fails there on some ranks only (a full disk), HDF5 leaves the ranks
+  // in different collectives, waiting for each other forever. So rank 0 first allocates the disk blocks the flush
+  // can need (the file's holes, and room past its end for every cached metadata entry and HDF5's allocation
+  // blocks), and the ranks agree on the outcome.
+  std::size_t max_size = 0, min_clean = 0, metadata_bytes = 0;
+  int entries = 0;
+  if (H5Fget_mdc_size(file_.get(), &max_size, &min_clean, &metadata_bytes, &entries) < 0) metadata_bytes = max_size;
+  metadata_bytes = comm_.max(static_cast<std::uint64_t>(metadata_bytes));
+  agree_write(partial_, comm_.rank() == 0 ? temporary_.reserve(metadata_bytes + (std::uint64_t{64} << 10)) : "");
   std::string close_error;
   if (file_.close() < 0) {
     mark_unrecoverable();
@@ -283,10 +276,9 @@ void H5Output::commit() {
         }
         h5::check(file.close(), "commit: close file", partial_);
       }
-      if (std::rename(partial_.c_str(), path_.c_str()) != 0) {
-        const int err = errno;
-        outcome = "I--out " + path_ + ": cannot create file: rename from " + partial_ + ": " + std::strerror(err);
-      }
+      temporary_.trim_reserve();
+      if (const std::string error = temporary_.publish(); !error.empty())
+        outcome = "I--out " + path_ + ": cannot create file: " + error;
     } catch (const std::exception& e) {
       outcome = std::string("H") + e.what();
     }

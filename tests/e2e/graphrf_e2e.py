@@ -515,12 +515,19 @@ def write_qkv(path, q, k, v, ids=None):
     return path
 
 
+def temporaries(out):
+    """Temporary files of writers of `out` in its folder: OUT.<host>.<pid>.<random>.partial (and OUT.partial,
+    the name older versions used)."""
+    folder, name = os.path.split(out)
+    return sorted(f for f in os.listdir(folder or ".") if f.startswith(name + ".") and f.endswith(".partial"))
+
+
 def expect_error(np_, args, *needles, directory, program=None, env=None, regex=None, prefix="graphrf: error: ",
                  timeout=30):
     """Runs one failing case and checks the bad-input contract: non-zero exit within `timeout` (no rank left
     hanging), exactly one line from graphrf on stderr, starting with `prefix` and containing every needle
     (and matching regex), no RESULT line, and no file left in `directory` ("{out}" in args is replaced by
-    DIRECTORY/out.h5, which must not exist afterwards, nor its .partial). Returns the error line."""
+    DIRECTORY/out.h5, which must not exist afterwards, nor its temporary files). Returns the error line."""
     out = os.path.join(directory, "out.h5")
     before = set(os.listdir(directory))
     r = run(np_, [a.replace("{out}", out) if isinstance(a, str) else a for a in args], program=program, env=env,
@@ -536,7 +543,7 @@ def expect_error(np_, args, *needles, directory, program=None, env=None, regex=N
     if regex:
         assert re.search(regex, line), "%r does not match %r" % (line, regex)
     assert "RESULT" not in r.stdout, ctx
-    assert not os.path.exists(out) and not os.path.exists(out + ".partial"), "output left behind" + ctx
+    assert not os.path.exists(out) and not temporaries(out), "output left behind" + ctx
     left = set(os.listdir(directory)) - before
     assert not left, "files left behind: %s%s" % (left, ctx)
     print("      np=%s: %s" % (np_, line.replace(directory, "DIR")), flush=True)

@@ -72,7 +72,7 @@ def attention(np_, directory, name, graph, *options):
     out = os.path.join(directory, name + ".h5")
     r = e2e.run(np_, ["attention", "--graph", graph, "--out", out] + [str(o) for o in options])
     assert r.graphrf_errors() == [], r.describe()
-    assert not os.path.exists(out + ".partial")
+    assert not e2e.temporaries(out)
     return r, AttentionFile(out)
 
 

@@ -129,7 +129,7 @@ def test_partition_tool_refuses_before_work():
                     timeout=TIMEOUT, check=False)
         assert r.returncode != 0 and len(r.graphrf_errors()) == 1, r.describe()
         assert "Is a directory" in r.graphrf_errors()[0] and "partition " not in r.stdout, r.describe()
-        assert not os.path.exists(target + ".partial"), r.describe()
+        assert not e2e.temporaries(target), r.describe()
 
 
 def test_qkv_datasets_that_are_not_numbers():
@@ -155,7 +155,7 @@ def test_qkv_datasets_that_are_not_numbers():
 def test_output_that_cannot_be_created():
     with e2e.TempDir() as d:
         line = expect_error(2, ["info", "--out", "/proc/version"], "--out /proc/version",
-                            "creating /proc/version.partial", directory=d)
+                            "creating /proc/version.", ".partial, the temporary file written first", directory=d)
         assert "No such file" in line or "Permission denied" in line, line
 
 

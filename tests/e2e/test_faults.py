@@ -5,7 +5,7 @@ For each fault, in the walk phase and in the write phase:
     does);
   * the job ends non-zero and no rank is left running 5 s later;
   * no file appears at --out unless the run finished, and an existing file there is left byte for byte as it
-    was; after a signal the .partial file is removed too.
+    was; after a signal the temporary file (OUT.<host>.<pid>.<random>.partial) is removed too.
 The write phase is caught with GRAPHRF_FAULT_PAUSE_BEFORE_COMMIT (graphrf/core/fault_injection.hpp): the writer
 pauses after writing its data and before deciding to publish, and says so on stderr. Disk full: a small tmpfs
 (needs permission to mount; skipped, saying so, where the test cannot mount one), for graphrf and
@@ -125,7 +125,7 @@ def check_out(out, existed, signalled, job):
     else:
         assert not os.path.exists(out), "a file appeared at --out\n" + job.describe()
     if signalled:
-        assert not os.path.exists(out + ".partial"), ".partial left after a signal\n" + job.describe()
+        assert not e2e.temporaries(out), "temporary file left after a signal\n" + job.describe()
 
 
 def inject(fault, phase, existing):
@@ -223,7 +223,7 @@ def expect_disk_full(args, program, out, prefix):
     assert "wrote" not in r.stdout, r.describe()
     with open(out, "rb") as f:
         assert f.read() == SENTINEL, "the existing --out file was changed\n" + r.describe()
-    assert not os.path.exists(out + ".partial"), r.describe()
+    assert not e2e.temporaries(out), r.describe()
     print("      %s" % errors[0], flush=True)
 
 

@@ -101,7 +101,7 @@ def grf(np_, directory, name, graph, *options):
     out = os.path.join(directory, name + ".h5")
     r = e2e.run(np_, ["grf", "--graph", graph, "--by-length", "--out", out] + [str(o) for o in options])
     assert r.graphrf_errors() == [], r.describe()
-    assert not os.path.exists(out + ".partial")
+    assert not e2e.temporaries(out)
     return r, GrfFile(out)
 
 

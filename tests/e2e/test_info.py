@@ -235,7 +235,7 @@ def run_info(directory, key, np_, partition="block", weights="normalized", part_
     assert r.lines_starting("degree") == ["min/mean/max %d / %.2f / %d" % (degree.min(), degree.mean(), degree.max())], ctx
 
     # The file.
-    assert os.path.exists(out) and not os.path.exists(out + ".partial"), ctx
+    assert os.path.exists(out) and not e2e.temporaries(out), ctx
     o = e2e.Output(out)
     assert o.attrs.get("software") == "graphrf", o.attrs
     assert re.match(r"^\d+\.\d+\.\d+ \(\w+(-dirty)?\)$", o.attrs.get("software_version", "")), o.attrs

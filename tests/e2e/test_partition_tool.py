@@ -76,7 +76,7 @@ def test_metis_grid_at_1_and_2_ranks_then_info_at_4():
         for np_ in (1, 2):
             out = os.path.join(d, "p%d.txt" % np_)
             r = e2e.partition_tool(np_, ["--graph", "grid:%dx%d" % (ROWS, COLS), "--parts", PARTS, "--out", out])
-            assert not os.path.exists(out + ".partial")
+            assert not e2e.temporaries(out)
             header, parts = read_parts(out)
             assert len(parts) == N, "%d part ids for %d nodes" % (len(parts), N)
             assert parts.min() >= 0 and parts.max() < PARTS, parts

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -164,6 +168,16 @@ class H5OutputTest : public ::testing::Test {
     }
   }
   std::string file(const std::string& name) const { return dir_ + "/" + name; }
+  // Whether a temporary file of a writer of `path` (PATH.<host>.<pid>.<random>.partial) is in the folder.
+  static bool has_temporary(const std::string& path) {
+    const fs::path p(path);
+    const std::string prefix = p.filename().string() + ".";
+    for (const auto& entry : fs::directory_iterator(p.parent_path())) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 && name.size() > 8 && name.compare(name.size() - 8, 8, ".partial") == 0) return true;
+    }
+    return false;
+  }
 
   Communicator comm;
   int rank = comm.rank();
@@ -213,12 +227,13 @@ TEST_F(H5OutputTest, RowBlocksWithUnevenAndZeroRowRanks) {
     comm.barrier();
     if (rank == 0) {
       EXPECT_TRUE(fs::exists(out.partial_path()));
+      EXPECT_TRUE(has_temporary(path));
     }
     out.commit();
   }
   comm.barrier();
   if (rank != 0) return;
-  EXPECT_FALSE(fs::exists(path + ".partial"));
+  EXPECT_FALSE(has_temporary(path));
   Reader f(path);
   EXPECT_EQ(f.dims("/rows/a"), (std::vector<hsize_t>{static_cast<hsize_t>(na)}));
   EXPECT_TRUE(f.has_type<std::int64_t>("/rows/a"));
@@ -399,7 +414,7 @@ TEST_F(H5OutputTest, CsrMatrixInAnndataLayout) {
   }
   comm.barrier();
   if (rank != 0) return;
-  EXPECT_FALSE(fs::exists(path + ".partial"));
+  EXPECT_FALSE(has_temporary(path));
   Reader f(path);
   CsrRows want;
   for (std::int64_t g = 0; g < n_rows; ++g) want.add_row(g);
@@ -464,7 +479,7 @@ TEST_F(H5OutputTest, UnsortedCsrIndicesOnOneRankThrowEverywhere) {
   comm.barrier();
   if (rank == 0) {
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_FALSE(fs::exists(path + ".partial"));
+    EXPECT_FALSE(has_temporary(path));
   }
 }
 
@@ -490,7 +505,7 @@ TEST_F(H5OutputTest, MalformedCsrAndRowArgumentsThrowEverywhere) {
   if (rank == 0) {
     for (const char* name : {"bad1.h5", "bad2.h5", "bad3.h5"}) {
       EXPECT_FALSE(fs::exists(file(name)));
-      EXPECT_FALSE(fs::exists(file(std::string(name) + ".partial")));
+      EXPECT_FALSE(has_temporary(file(name)));
     }
   }
 }
@@ -653,13 +668,13 @@ TEST_F(H5OutputTest, DestroyedWithoutCommitLeavesNoFile) {
     out.write_text("/config", "never written");
     comm.barrier();
     if (rank == 0) {
-      EXPECT_TRUE(fs::exists(path + ".partial"));
+      EXPECT_TRUE(has_temporary(path));
     }
   }
   comm.barrier();
   if (rank == 0) {
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_FALSE(fs::exists(path + ".partial"));
+    EXPECT_FALSE(has_temporary(path));
   }
 }
 
@@ -672,7 +687,7 @@ TEST_F(H5OutputTest, AbandonRemovesThePartialFile) {
   comm.barrier();
   if (rank == 0) {
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_FALSE(fs::exists(path + ".partial"));
+    EXPECT_FALSE(has_temporary(path));
   }
   EXPECT_THROW(out.commit(), Error);
   EXPECT_THROW(out.write_per_rank("/s", rank), Error);
@@ -690,7 +705,7 @@ TEST_F(H5OutputTest, ExceptionPropagatingThroughLeavesNoFile) {
   comm.barrier();
   if (rank == 0) {
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_FALSE(fs::exists(path + ".partial"));
+    EXPECT_FALSE(has_temporary(path));
   }
 }
 
@@ -712,14 +727,17 @@ TEST_F(H5OutputTest, Hdf5FailuresNameTheOperationAndObject) {
   comm.barrier();
   if (rank == 0) {
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_FALSE(fs::exists(path + ".partial"));
+    EXPECT_FALSE(has_temporary(path));
   }
   // The constructor reports HDF5's own reason too.
   try {
     H5Output out(comm, file("no-such-dir/x.h5"));
     ADD_FAILURE() << "created a file in a missing directory";
-  } catch (const Hdf5Error& e) {
-    EXPECT_NE(std::string(e.what()).find("create file " + file("no-such-dir/x.h5.partial") + ": "), std::string::npos)
+  } catch (const InputError& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("cannot create file: No such file or directory (creating " +
+                                         file("no-such-dir/x.h5.")),
+              std::string::npos)
         << e.what();
   }
 }
@@ -731,31 +749,96 @@ TEST_F(H5OutputTest, UseAfterCommitThrows) {
   EXPECT_THROW(out.commit(), Error);
 }
 
-void expect_not_writable(const Communicator& comm, const std::string& path, const std::string& reason) {
+// The error starts with "--out PATH: cannot create file: " + reason.
+void expect_not_writable(const Communicator& comm, const std::string& path, const std::string& reason,
+                         const std::vector<NamedInput>& inputs = {}) {
   try {
-    check_output_writable(comm, path);
+    check_output_writable(comm, path, inputs);
     ADD_FAILURE() << path << " reported writable";
   } catch (const InputError& e) {
     EXPECT_TRUE(e.collective());
-    EXPECT_EQ(std::string(e.what()), "--out " + path + ": cannot create file: " + reason);
+    EXPECT_EQ(std::string(e.what()).rfind("--out " + path + ": cannot create file: " + reason, 0), 0u) << e.what();
   }
 }
 
 TEST_F(H5OutputTest, CheckOutputWritable) {
-  // The reason names the file whose creation failed: PATH.partial, written first and then renamed.
-  const auto creating = [](const std::string& path) {
-    return "No such file or directory (creating " + path + ".partial, which is written first and then renamed)";
-  };
+  // The reason names the file whose creation failed: the run's temporary file, written first and then renamed.
+  const auto creating = [](const std::string& path) { return "No such file or directory (creating " + path + "."; };
   expect_not_writable(comm, "/proc/nonexistent/x.h5", creating("/proc/nonexistent/x.h5"));
   expect_not_writable(comm, file("missing-dir/x.h5"), creating(file("missing-dir/x.h5")));
   expect_not_writable(comm, dir_, "Is a directory");
-  expect_not_writable(comm, "", "No such file or directory");
+  try {
+    check_output_writable(comm, "");
+    ADD_FAILURE() << "an empty --out reported writable";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--out: the file name is empty");
+  }
   const std::string ok = file("writable.h5");
   EXPECT_NO_THROW(check_output_writable(comm, ok));
   comm.barrier();
   if (rank == 0) {
     EXPECT_FALSE(fs::exists(ok));
-    EXPECT_FALSE(fs::exists(ok + ".partial"));
+    EXPECT_FALSE(has_temporary(ok));
+  }
+}
+
+// An existing output that is not a regular file, or that is one of the inputs (also through a symlink or a hard
+// link), is refused and left as it was; an input that does not exist yet cannot clash.
+// Temporary files of a dead run (nobody holds their lock) are removed by the next run to the same output; a live
+// run's (locked) and files of other names are not.
+TEST_F(H5OutputTest, StaleTemporariesOfDeadRunsAreRemoved) {
+  const std::string out = file("swept.h5");
+  const std::string dead = out + ".node7.4242.0123456789abcdef.partial", live = out + ".node7.4343.fedcba9876543210.partial";
+  const std::vector<std::string> others{out + ".backup.partial", out + ".node7.4242.0123456789abcdef.partial.keep",
+                                        file("other.h5.node7.1.0123456789abcdef.partial")};
+  int live_fd = -1;
+  if (rank == 0) {
+    for (const auto& path : others) std::fclose(std::fopen(path.c_str(), "w"));
+    std::fclose(std::fopen(dead.c_str(), "w"));
+    live_fd = ::open(live.c_str(), O_RDWR | O_CREAT, 0600);
+    ASSERT_GE(live_fd, 0);
+    ASSERT_EQ(::flock(live_fd, LOCK_EX | LOCK_NB), 0);
+  }
+  comm.barrier();
+  {
+    H5Output output(comm, out);
+    if (rank == 0) {
+      EXPECT_FALSE(fs::exists(dead));
+      EXPECT_TRUE(fs::exists(live));
+      for (const auto& path : others) EXPECT_TRUE(fs::exists(path)) << path;
+    }
+    output.commit();
+  }
+  if (rank == 0) {
+    ::close(live_fd);
+    EXPECT_TRUE(fs::exists(live));  // its owner is alive (this process held the lock) until now
+  }
+}
+
+TEST_F(H5OutputTest, CheckOutputRefusesSpecialFilesAndInputs) {
+  const std::string fifo = file("fifo"), input = file("input.txt"), link = file("link.txt"), hard = file("hard.txt");
+  if (rank == 0) {
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    std::FILE* f = std::fopen(input.c_str(), "w");
+    std::fputs("0 1\n", f);
+    std::fclose(f);
+    fs::create_symlink(input, link);
+    fs::create_hard_link(input, hard);
+  }
+  comm.barrier();
+  expect_not_writable(comm, fifo, "it is a FIFO; only regular files are replaced");
+  const std::vector<NamedInput> inputs{{"--qkv", file("absent.h5")}, {"--graph", input}};
+  const std::string clash = "it is the same file as --graph " + input + " (writing it would destroy the input)";
+  expect_not_writable(comm, input, clash, inputs);
+  expect_not_writable(comm, link, clash, inputs);
+  expect_not_writable(comm, hard, clash, inputs);
+  EXPECT_NO_THROW(check_output_writable(comm, file("absent.h5"), inputs));
+  comm.barrier();
+  if (rank == 0) {
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    EXPECT_EQ(fs::file_size(input), 4u);
+    EXPECT_TRUE(fs::is_symlink(link));
+    for (const auto& path : {fifo, input, link, hard}) EXPECT_FALSE(has_temporary(path));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "graphrf/points/point_graph.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/io/graph_options.hpp"
+#include "graphrf/io/output_file.hpp"
 #include "graphrf/mpi/log.hpp"
 
 namespace graphrf {
@@ -48,6 +49,10 @@ PointGraphOptions point_graph_options_from(const po::variables_map& vm);
 // Collective: InputError "OPTION PATH: cannot open: REASON" unless the file can be read. For inputs named by
 // options (--qkv, partition files), checked before the graph is loaded.
 void check_input_readable(const Communicator& comm, const std::string& option, const std::string& path);
+
+// The input files the options of `vm` name (--config, --graph, --points, --qkv, --frames, --observations, --test,
+// --sigma, --pagerank-sigma, --partition file:PATH), for check_output_writable: --out must be none of them.
+std::vector<NamedInput> command_inputs(const po::variables_map& vm);
 
 // The start of every compute command: check that --out can be written (before any work), load and
 // partition the graph, and log the graph.

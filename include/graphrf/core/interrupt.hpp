@@ -1,7 +1,8 @@
 #pragma once
-// Termination signals (SIGTERM from a user, from mpirun or from a Slurm time limit; SIGINT; SIGHUP) and output
-// files. Outside an output window a signal keeps its default action: the process ends at once and, since files
-// are written to PATH.partial first, no file appears at PATH. Inside a window (an OutputWindow object is alive,
+// Termination signals (SIGTERM from a user, from mpirun or from a Slurm time limit; SIGINT; SIGHUP; SIGUSR1, the
+// warning Slurm sends before a time limit with --signal) and output files. Outside an output window a signal
+// keeps its default action: the process ends at once and, since files are written to a temporary name first
+// (graphrf/io/output_file.hpp), no file appears at PATH. Inside a window (an OutputWindow object is alive,
 // i.e. while an output file is being written) the signal is only recorded, so the writer can decide, on every
 // rank together, not to publish the file: see interrupt_signal() and the writers' commit steps.
 namespace graphrf {

@@ -1,20 +1,21 @@
 #pragma once
 // One HDF5 output file written collectively by every rank of a communicator (parallel HDF5, MPI-IO driver).
 //
-// The file is written as PATH.partial and renamed to PATH by commit(), so a failed or interrupted run never
-// leaves a file that looks finished. Every member function is collective: all ranks call the same functions in
+// The file is written under a temporary name of this run's own (PATH.<host>.<pid>.<random>.partial, see
+// graphrf/io/output_file.hpp) and renamed to PATH by commit(), so a failed or interrupted run never leaves a file
+// that looks finished, and two runs writing the same PATH never mix: the last to finish wins, whole. Every member function is collective: all ranks call the same functions in
 // the same order with the same names (and the same values, where the documentation says so). Argument errors are
 // agreed on by all ranks before anything is written, so every rank throws the same Error and the object cleans up
 // collectively. Errors reported by HDF5 itself are thrown as Hdf5Error on the ranks where they happened.
 //
-// A termination signal (SIGTERM, SIGINT, SIGHUP) received by any rank while the object is alive is recorded (see
-// graphrf/core/interrupt.hpp); commit() then removes the .partial file instead of renaming it, and every rank
+// A termination signal (SIGTERM, SIGINT, SIGHUP, SIGUSR1) received by any rank while the object is alive is recorded (see
+// graphrf/core/interrupt.hpp); commit() then removes the temporary file instead of renaming it, and every rank
 // throws the same collective InputError: an interrupted run never replaces a previous file at PATH.
 //
-// Destruction without commit() removes the .partial file:
+// Destruction without commit() removes the temporary file:
 //  * on normal scope exit (every rank destroys the object): the file is closed collectively and rank 0 removes it;
 //  * while an exception is propagating, the other ranks may be blocked elsewhere (an error on one rank only is
-//    ended by MPI_Abort in this project), so nothing collective is done: each unwinding rank removes the .partial
+//    ended by MPI_Abort in this project), so nothing collective is done: each unwinding rank removes the temporary
 //    file and leaves the open file identifier to HDF5, which closes it at MPI_Finalize (H5close). Call abandon()
 //    on every rank first (e.g. in the handler of a collective InputError) to close it at once.
 #include <algorithm>
@@ -30,13 +31,9 @@
 #include "graphrf/core/run_phase.hpp"
 #include "graphrf/mpi/communicator.hpp"
 #include "graphrf/io/h5_handle.hpp"
+#include "graphrf/io/output_file.hpp"
 
 namespace graphrf {
-
-// Checks early (before any compute) that `path` can be created: rank 0 tries to create path + ".partial" and
-// removes it (it also rejects an existing directory at `path`). Collective: every rank throws the same
-// collective InputError("--out PATH: cannot create file: <strerror>") otherwise.
-void check_output_writable(const Communicator& comm, const std::string& path);
 
 // Element types of datasets; the file stores each in its native (in-memory) HDF5 type, so writes need no
 // conversion and can stay collective.
@@ -55,9 +52,9 @@ constexpr H5Element h5_element_of() {
 
 class H5Output {
  public:
-  // Collective. Creates path + ".partial" (truncating a stale one) with the MPI-IO driver.
+  // Collective. Creates this run's temporary file (see the top of this header) with the MPI-IO driver.
   H5Output(const Communicator& comm, std::string path);
-  // Never throws. Without commit(): removes the .partial file (see the top of this header).
+  // Never throws. Without commit(): removes the temporary file (see the top of this header).
   ~H5Output();
   H5Output(const H5Output&) = delete;
   H5Output& operator=(const H5Output&) = delete;
@@ -65,10 +62,10 @@ class H5Output {
   H5Output& operator=(H5Output&&) = delete;
 
   // Collective. Closes the file, barrier, rank 0 writes the deferred string datasets (write_text) through the
-  // serial driver and renames .partial -> path, barrier. On failure every rank throws the same error and no file
-  // is left at either name. No other member may be called afterwards.
+  // serial driver and renames the temporary file to path, barrier. On failure every rank throws the same error
+  // and no file is left at either name. No other member may be called afterwards.
   void commit();
-  // Collective. Closes the file and removes the .partial file now (idempotent; no-op after commit()).
+  // Collective. Closes the file and removes the temporary file now (idempotent; no-op after commit()).
   void abandon() noexcept;
 
   const std::string& path() const { return path_; }
@@ -226,6 +223,8 @@ class H5Output {
   void require_open(const char* operation) const;
   void agree(const std::string& operation, const std::string& local_error, std::uint64_t fingerprint);
   void abandon_locally() noexcept;
+  // Collective: drops the file without H5Fclose after a failed write (see agree_write) and removes it.
+  void abandon_without_closing() noexcept;
 
   h5::Group ensure_group(const std::string& path);
   h5::Dataset create_dataset(const std::string& path, hid_t type, const std::vector<hsize_t>& dims);
@@ -234,6 +233,7 @@ class H5Output {
 
   Communicator comm_;
   std::string path_;
+  OutputTemporary temporary_;  // this run's own file, renamed to path_ by commit()
   std::string partial_;
   h5::File file_;
   State state_ = State::open;
