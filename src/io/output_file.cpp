@@ -52,7 +52,8 @@ std::string input_clash(const std::string& out, const std::vector<NamedInput>& i
     struct stat in_st {};
     if (!input.path.empty() && ::stat(input.path.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
         in_st.st_ino == out_st.st_ino)
-      return "it is the same file as " + input.option + " " + input.path + " (writing it would destroy the input)";
+      return "it is the same file as " + input.option + (input.option.back() == ':' ? "" : " ") + input.path +
+             " (writing it would destroy the input)";
   }
   return {};
 }

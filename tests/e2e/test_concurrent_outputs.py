@@ -25,10 +25,13 @@ TRIALS = 3
 
 
 def h5_content(path):
-    """Every dataset and attribute of an HDF5 file, except the creation time."""
+    """Every dataset and attribute of an HDF5 file, except the creation time and the run's measurements under
+    /launch (times and message counts, which differ from run to run)."""
     content = {}
 
     def visit(name, obj):
+        if name.startswith("launch"):
+            return
         for key, value in obj.attrs.items():
             if key != "created":
                 content[name + "@" + key] = np.asarray(value).tobytes() if not isinstance(value, str) else value
