@@ -241,7 +241,7 @@ void H5Output::commit() {
     close_error = "--out " + path_ + ": cannot write " + partial_ + ": " + h5::innermost_error() + storage_hint(partial_);
   }
   // The reduction inside agree() also serves as the barrier: rank 0 gets past it only once every rank has
-  // closed the file. If closing failed anywhere, every rank throws and rank 0 removes the .partial file.
+  // closed the file. If closing failed anywhere, every rank throws and rank 0 removes the temporary file.
   agree("commit", close_error, 0);
   state_ = State::closed;
   // Decided together before the rename: if a signal reached any rank, nobody publishes the file.
