@@ -86,6 +86,7 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
   Shape sq, sk, sv;
   bool has_ids = false, has_names = false;
   NodeNames row_names;                // graphs with string ids: the node name of each of this rank's rows
+  std::uint64_t first_row = 0;        // file row of this rank's first row
   std::vector<double> rows;           // this rank's block of file rows, q|k|v side by side
   std::vector<std::int64_t> keys;     // the node id (or canonical index) of each of those rows
   std::uint64_t width = 0;
@@ -117,6 +118,7 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
     has_ids = has_names || in.has("/nodes/id");
     const std::uint64_t begin = sq.rows * static_cast<std::uint64_t>(comm.rank()) / static_cast<std::uint64_t>(p);
     const std::uint64_t end = sq.rows * static_cast<std::uint64_t>(comm.rank() + 1) / static_cast<std::uint64_t>(p);
+    first_row = begin;
     const auto q = in.read_rows_double("/q", begin, end);
     const auto k = in.read_rows_double("/k", begin, end);
     const auto v = in.read_rows_double("/v", begin, end);
@@ -162,8 +164,8 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
       if (keys[r] < 0) unknown = r;
     collective_try(comm, [&] {
       if (unknown)
-        throw InputError(path + ": " + (has_names ? "/nodes/name" : "/nodes/id") + " entry '" +
-                         std::string(row_names[*unknown]) + "' is not the name of a node of the graph");
+        throw InputError(path + ": " + (has_names ? "/nodes/name" : "/nodes/id") + "[" + std::to_string(first_row + *unknown) +
+                         "] '" + std::string(row_names[*unknown]) + "' is not the name of a node of the graph");
     });
   }
 
@@ -251,8 +253,9 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
   collective_try(comm, [&] {
     for (std::int64_t i = 0; i < n; ++i)
       if (seen[static_cast<size_t>(i)] != 1)
-        throw InputError(path + ": node id " + std::to_string(g.original_id[static_cast<size_t>(i)]) + " has " +
-                         std::to_string(seen[static_cast<size_t>(i)]) + " rows in /nodes/id (expected exactly one)");
+        throw InputError(path + ": node " + (by_name ? "index " : "id ") + std::to_string(g.original_id[static_cast<size_t>(i)]) +
+                         " has " + std::to_string(seen[static_cast<size_t>(i)]) + " rows in " +
+                         (has_names ? "/nodes/name" : "/nodes/id") + " (expected exactly one)");
   });
   return out;
 }

@@ -6,7 +6,8 @@ indices are 10 -> 0, 2 -> 1, a -> 2, b -> 3. Checked at 1, 2 and 3 ranks:
     look like numbers match too; a --test list of names (with a header line) marks those nodes as test nodes;
     HDF5 observations match /obs/id as names (2 is the node "2") and /obs/name strings; the output carries
     /nodes/id and /nodes/name (read back with h5py);
-  * an unknown name is one error line naming the file and line, and no output;
+  * an unknown name (observations, test list, HDF5 /obs/id, --qkv /nodes/name) is one error line naming the
+    file and line (or entry), and no output;
   * attention --qkv: rows matched by /nodes/name, and by /nodes/id read as names on a graph read with
     --ids string, give the same output as the rows in canonical order; without /nodes/id the log says which
     order was assumed; a transposed /v or transposed /q, /k, /v is refused with the transpose suggested;
@@ -89,7 +90,12 @@ def test_unknown_names_are_errors_naming_file_and_line():
         with h5py.File(h5, "w") as f:
             f["obs/id"] = np.array([10, 3], dtype=np.int64)  # no node is named "3"
             f["obs/y"] = np.array([1.0, 2.0])
+        qkv = e2e.write_qkv(os.path.join(d, "qkv.h5"), np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)))
+        with h5py.File(qkv, "a") as f:
+            f["nodes/name"] = np.array([b"b", b"zz", b"10", b"2"])
         for np_ in RANKS:
+            e2e.expect_error(np_, ["attention", "--graph", graph, "--qkv", qkv, "--out", "{out}"],
+                             "qkv.h5: /nodes/name[1] 'zz' is not the name of a node of the graph", directory=d)
             e2e.expect_error(np_, ["gp", "--graph", graph, "--observations", obs, "--out", "{out}"] + GP,
                              "o.csv line 3: node 'zz' is not a node of the graph", directory=d)
             e2e.expect_error(np_, ["gp", "--graph", graph, "--observations", good, "--test", tests, "--out", "{out}"]
