@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "graphrf/core/counter_rng.hpp"
+#include "graphrf/graph/node_lookup.hpp"
 #include "graphrf/io/h5_input.hpp"
 
 namespace graphrf {
@@ -62,13 +63,30 @@ Shape qkv_shape(const H5Input& in, const std::string& name) {
                    " dimensions)");
 }
 
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out;
+  for (std::size_t k = 0; k < shape.size(); ++k) out += (k ? " x " : "") + std::to_string(shape[k]);
+  return out;
+}
+
 }  // namespace
+
+std::string qkv_transpose_hint(const std::string& name, const std::vector<std::uint64_t>& shape, std::int64_t nodes) {
+  if (shape.size() < 2 || nodes < 1 || shape[0] == static_cast<std::uint64_t>(nodes) ||
+      shape.back() != static_cast<std::uint64_t>(nodes))
+    return "";
+  std::vector<std::uint64_t> turned(shape.rbegin(), shape.rend());
+  return "; " + name + " (" + shape_text(shape) + ") looks transposed: the graph has " + std::to_string(nodes) +
+         " nodes, so store it as " + shape_text(turned) + " (one row per node)";
+}
 
 QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
   const Communicator& comm = *g.comm;
   const int p = comm.size();
   Shape sq, sk, sv;
-  bool has_ids = false;
+  bool has_ids = false, has_names = false;
+  NodeNames row_names;                // graphs with string ids: the node name of each of this rank's rows
+  std::uint64_t first_row = 0;        // file row of this rank's first row
   std::vector<double> rows;           // this rank's block of file rows, q|k|v side by side
   std::vector<std::int64_t> keys;     // the node id (or canonical index) of each of those rows
   std::uint64_t width = 0;
@@ -77,9 +95,14 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
     sq = qkv_shape(in, "/q");
     sk = qkv_shape(in, "/k");
     sv = qkv_shape(in, "/v");
+    const auto hints = [&] {
+      std::string out;
+      for (const char* name : {"/q", "/k", "/v"}) out += qkv_transpose_hint(name, in.shape(name), g.n_global());
+      return out;
+    };
     if (sq.rows != sk.rows || sq.rows != sv.rows)
       throw InputError(path + ": /q, /k and /v have " + std::to_string(sq.rows) + ", " + std::to_string(sk.rows) + " and " +
-                       std::to_string(sv.rows) + " rows; they must match");
+                       std::to_string(sv.rows) + " rows; they must match" + hints());
     if (sq.heads != sk.heads || sq.heads != sv.heads || sq.width != sk.width)
       throw InputError(path + ": /q and /k must have the same heads and dimension, and /v the same heads (q " +
                        std::to_string(sq.heads) + "x" + std::to_string(sq.width) + ", k " + std::to_string(sk.heads) +
@@ -90,10 +113,12 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
                        ", d_v = " + std::to_string(sv.width) + ")");
     if (static_cast<std::int64_t>(sq.rows) != g.n_global())
       throw InputError(path + ": /q has " + std::to_string(sq.rows) + " rows but the graph has " +
-                       std::to_string(g.n_global()) + " nodes");
-    has_ids = in.has("/nodes/id");
+                       std::to_string(g.n_global()) + " nodes" + hints());
+    has_names = nodes_are_named(g) && in.has("/nodes/name");
+    has_ids = has_names || in.has("/nodes/id");
     const std::uint64_t begin = sq.rows * static_cast<std::uint64_t>(comm.rank()) / static_cast<std::uint64_t>(p);
     const std::uint64_t end = sq.rows * static_cast<std::uint64_t>(comm.rank() + 1) / static_cast<std::uint64_t>(p);
+    first_row = begin;
     const auto q = in.read_rows_double("/q", begin, end);
     const auto k = in.read_rows_double("/k", begin, end);
     const auto v = in.read_rows_double("/v", begin, end);
@@ -111,17 +136,38 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
           const char* name = c < wq ? "/q" : c < 2 * wq ? "/k" : "/v";
           throw InputError(path + ": " + name + " row " + std::to_string(begin + r) + " has a NaN or infinite entry");
         }
-    if (has_ids) {
+    if (has_names) {
+      if (in.string_count("/nodes/name") != sq.rows)
+        throw InputError(path + ": /nodes/name must have one entry per row of /q (" + std::to_string(sq.rows) + ")");
+      row_names = in.read_strings("/nodes/name", begin, end);
+    } else if (has_ids) {
       const auto ids = in.shape("/nodes/id");
       if (!in.is_integer("/nodes/id"))
         throw InputError(path + ": /nodes/id must hold integer node ids (it has another type)");
       if (ids.size() != 1 || ids[0] != sq.rows)
         throw InputError(path + ": /nodes/id must have one entry per row of /q (" + std::to_string(sq.rows) + ")");
       keys = in.read_rows_int64("/nodes/id", begin, end);
+      if (nodes_are_named(g))
+        for (std::int64_t id : keys) row_names.push_back(std::to_string(id));  // /nodes/id 2 names the node "2"
     } else {
       for (std::uint64_t r = begin; r < end; ++r) keys.push_back(static_cast<std::int64_t>(r));
     }
   });
+
+  // Graphs with string ids: a row's id is a node name, matched by name; its key is then the node's index
+  // (the graph's original id for string ids).
+  const bool by_name = has_ids && nodes_are_named(g);
+  if (by_name) {
+    keys = find_named_nodes(g, row_names);
+    std::optional<std::size_t> unknown;
+    for (std::size_t r = 0; r < keys.size() && !unknown; ++r)
+      if (keys[r] < 0) unknown = r;
+    collective_try(comm, [&] {
+      if (unknown)
+        throw InputError(path + ": " + (has_names ? "/nodes/name" : "/nodes/id") + "[" + std::to_string(first_row + *unknown) +
+                         "] '" + std::string(row_names[*unknown]) + "' is not the name of a node of the graph");
+    });
+  }
 
   // Directory: key -> global index, held by directory_rank(key).
   std::vector<std::int64_t> entries;  // pairs (key, global)
@@ -176,6 +222,11 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
   auto [owned_globals, owned_rows] = route(globals, at_directory_rows, [&](std::int64_t global) { return g.owner(global); });
 
   QkvRows out;
+  out.row_order = !has_ids ? "rows in canonical node order (no /nodes/id): row i is the node of index i, nodes by " +
+                                 std::string(nodes_are_named(g) ? "name in byte order" : "ascending id")
+                  : has_names ? std::string("rows matched to nodes by /nodes/name")
+                  : by_name   ? std::string("rows matched to nodes by /nodes/id, read as node names")
+                              : std::string("rows matched to nodes by /nodes/id");
   out.heads = sq.heads;
   out.d = sq.width;
   out.dv = sv.width;
@@ -202,8 +253,9 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
   collective_try(comm, [&] {
     for (std::int64_t i = 0; i < n; ++i)
       if (seen[static_cast<size_t>(i)] != 1)
-        throw InputError(path + ": node id " + std::to_string(g.original_id[static_cast<size_t>(i)]) + " has " +
-                         std::to_string(seen[static_cast<size_t>(i)]) + " rows in /nodes/id (expected exactly one)");
+        throw InputError(path + ": node " + (by_name ? "index " : "id ") + std::to_string(g.original_id[static_cast<size_t>(i)]) +
+                         " has " + std::to_string(seen[static_cast<size_t>(i)]) + " rows in " +
+                         (has_names ? "/nodes/name" : "/nodes/id") + " (expected exactly one)");
   });
   return out;
 }

@@ -92,8 +92,8 @@ void add_graph_options(po::options_description& desc) {
       ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
       ("edge-sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian")
       ("ids", po::value<std::string>()->default_value("auto"),
-       "edge-list node ids: auto (integer when every id is one, else string), integer, or string (names, ordered "
-       "by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
+       "edge-list node ids: auto (decided by the first edge line: integer when its ids are, else string), integer, or "
+       "string (names, ordered by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
       ("memory-limit", po::value<std::string>(),
        "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
        "its ranks); inputs and runs that need more are refused before any work");

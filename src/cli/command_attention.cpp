@@ -241,6 +241,7 @@ int run_attention_command(const CommandContext& ctx) {
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
   phases.add("load", phase.seconds());
+  if (!qkv.row_order.empty()) log.info("inputs      " + qkv_path + ": " + qkv.row_order);
   log.info("inputs      " + (qkv_path.empty() ? std::string("synthetic") : qkv_path) + ": " + std::to_string(qkv.heads) +
            " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
            std::string(feature_kind_name(config.features.kind)));

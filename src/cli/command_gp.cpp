@@ -15,6 +15,7 @@
 #include "graphrf/gp/gp_prediction.hpp"
 #include "graphrf/gp/gp_reference.hpp"
 #include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/graph/graph_output.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/io/h5_output.hpp"
@@ -326,6 +327,8 @@ int run_gp(const CommandContext& ctx) {
     H5Output out(comm, o.out);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, walk.seed);
     const CanonicalOrder order(g);
+    write_node_rows(out, order, "/nodes/id", g.original_id);
+    write_node_names(out, g);
     write_node_rows(out, order, "/gp/node_id", g.original_id);
     write_node_rows(out, order, "/gp/mean", column_values<double>(prediction.mean));
     write_node_rows(out, order, "/gp/variance", column_values<double>(variance));

@@ -10,6 +10,7 @@
 
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/error.hpp"
+#include "graphrf/graph/node_lookup.hpp"
 #include "graphrf/io/h5_input.hpp"
 
 namespace graphrf {
@@ -44,9 +45,10 @@ bool is_hdf5(const std::string& path) {
   return ext == ".h5" || ext == ".hdf5";
 }
 
-// Lines of a text file with `columns` fields each (the first line may be a header), parsed by `take`.
+// Lines of a text file with `columns` fields each (the first line may be a header), parsed by `take`. By name,
+// ids are not parsed (id 0 is passed) and a first line is a header when its y column is not a number.
 template <class Take>
-void read_table(const std::string& path, std::size_t columns, const std::string& what, const Take& take) {
+void read_table(const std::string& path, std::size_t columns, const std::string& what, bool by_name, const Take& take) {
   // take(id, fields, line number, "FILE line N")
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open file");
@@ -57,74 +59,96 @@ void read_table(const std::string& path, std::size_t columns, const std::string&
     ++number;
     const auto f = fields(line);
     if (f.empty() || f[0][0] == '#') continue;
-    std::int64_t id;
-    const bool header = first && !parse_int(f[0], id);
+    std::int64_t id = 0;
+    double y = 0;
+    const bool header = first && (by_name ? columns >= 2 && f.size() >= 2 && !parse_real(f[1], y) : !parse_int(f[0], id));
     first = false;
     if (header) continue;
     const std::string where = path + " line " + std::to_string(number);
     if (f.size() != columns)
       throw InputError(where + ": expected " + what + " (" + std::to_string(columns) + " fields), got " +
                        std::to_string(f.size()) + " fields");
-    if (!parse_int(f[0], id)) throw InputError(where + ": node id '" + std::string(f[0]) + "' is not an integer");
+    if (!by_name && !parse_int(f[0], id))
+      throw InputError(where + ": node id '" + std::string(f[0]) + "' is not an integer");
     take(id, f, number, where);
   }
 }
 
 void check_duplicates(const ObservationFile& file) {
-  std::vector<std::size_t> order(file.id.size());
+  const std::size_t n = file.by_name ? file.name.size() : file.id.size();
+  const auto same = [&](std::size_t a, std::size_t b) { return file.by_name ? file.name[a] == file.name[b] : file.id[a] == file.id[b]; };
+  std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return file.id[a] < file.id[b]; });
-  std::size_t worst = file.id.size();
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return file.by_name ? file.name[a] < file.name[b] : file.id[a] < file.id[b]; });
+  std::size_t worst = n;
   for (std::size_t k = 1; k < order.size(); ++k)
-    if (file.id[order[k]] == file.id[order[k - 1]]) worst = std::min(worst, order[k]);
-  if (worst < file.id.size())
-    throw InputError(file.where(worst) + ": node " + std::to_string(file.id[worst]) + " is listed twice");
+    if (same(order[k], order[k - 1])) worst = std::min(worst, order[k]);
+  if (worst < n) throw InputError(file.where(worst) + ": node " + file.label(worst) + " is listed twice");
 }
 
 }  // namespace
 
 std::string ObservationFile::where(std::size_t k) const {
-  return hdf5 ? path + " /obs/id[" + std::to_string(line[k]) + "]" : path + " line " + std::to_string(line[k]);
+  return hdf5 ? path + " " + id_dataset + "[" + std::to_string(line[k]) + "]" : path + " line " + std::to_string(line[k]);
 }
 
-ObservationFile read_observations(const std::string& path) {
+std::string ObservationFile::label(std::size_t k) const {
+  return by_name ? "'" + std::string(name[k]) + "'" : std::to_string(id[k]);
+}
+
+ObservationFile read_observations(const std::string& path, bool by_name) {
   ObservationFile file;
   file.path = path;
+  file.by_name = by_name;
   if (is_hdf5(path)) {
     const H5Input in(path);
-    for (const char* name : {"/obs/id", "/obs/y"})
-      if (!in.has(name)) throw InputError(path + ": no dataset " + std::string(name));
-    const auto n = in.shape("/obs/id").at(0);
+    if (by_name && in.has("/obs/name")) file.id_dataset = "/obs/name";  // names as strings
+    for (const std::string& name : {file.id_dataset, std::string("/obs/y")})
+      if (!in.has(name)) throw InputError(path + ": no dataset " + name);
+    const auto n = file.id_dataset == "/obs/name" ? in.string_count("/obs/name") : in.shape("/obs/id").at(0);
     if (in.shape("/obs/y").at(0) != n)
-      throw InputError(path + ": /obs/id has " + std::to_string(n) + " entries but /obs/y has " +
+      throw InputError(path + ": " + file.id_dataset + " has " + std::to_string(n) + " entries but /obs/y has " +
                        std::to_string(in.shape("/obs/y").at(0)));
-    if (!in.is_integer("/obs/id")) throw InputError(path + ": /obs/id must hold integers");
     file.hdf5 = true;
-    file.id = in.read_rows_int64("/obs/id", 0, n);
+    if (file.id_dataset == "/obs/name") {
+      file.name = in.read_strings("/obs/name", 0, n);
+      file.id.assign(n, 0);
+    } else {
+      if (!in.is_integer("/obs/id")) throw InputError(path + ": /obs/id must hold integers");
+      file.id = in.read_rows_int64("/obs/id", 0, n);
+    }
     file.y = in.read_rows_double("/obs/y", 0, n);
     for (std::uint64_t k = 0; k < n; ++k) {
       file.line.push_back(static_cast<std::int64_t>(k));
       if (!std::isfinite(file.y[k])) throw InputError(path + " /obs/y[" + std::to_string(k) + "]: y is not finite");
     }
   } else {
-    read_table(path, 2, "node,y", [&](std::int64_t id, const std::vector<std::string_view>& f, std::int64_t line, const std::string& where) {
+    read_table(path, 2, "node,y", by_name, [&](std::int64_t id, const std::vector<std::string_view>& f, std::int64_t line, const std::string& where) {
       double y;
       if (!parse_real(f[1], y) || !std::isfinite(y))
         throw InputError(where + ": y '" + std::string(f[1]) + "' is not a finite number");
       file.id.push_back(id);
+      if (by_name) file.name.push_back(f[0]);
       file.y.push_back(y);
       file.line.push_back(line);
     });
+  }
+  if (by_name && file.hdf5 && file.name.empty()) {
+    for (std::int64_t id : file.id) file.name.push_back(std::to_string(id));  // /obs/id 2 names the node "2"
   }
   check_duplicates(file);
   return file;
 }
 
-ObservationFile read_id_list(const std::string& path) {
+ObservationFile read_id_list(const std::string& path, bool by_name) {
   ObservationFile file;
   file.path = path;
-  read_table(path, 1, "one node id", [&](std::int64_t id, const std::vector<std::string_view>&, std::int64_t line, const std::string&) {
+  file.by_name = by_name;
+  file.first_may_be_header = by_name;
+  read_table(path, 1, "one node id", by_name, [&](std::int64_t id, const std::vector<std::string_view>& f, std::int64_t line, const std::string&) {
     file.id.push_back(id);
+    if (by_name) file.name.push_back(f[0]);
     file.line.push_back(line);
   });
   check_duplicates(file);
@@ -140,6 +164,38 @@ void broadcast_file(const Communicator& comm, ObservationFile& file) {
   comm.broadcast(file.line);
   comm.broadcast(file.path);
   comm.broadcast(file.hdf5);
+  comm.broadcast(file.id_dataset);
+  comm.broadcast(file.by_name);
+  comm.broadcast(file.first_may_be_header);
+  std::string bytes = file.name.bytes();
+  std::vector<std::int64_t> lengths = file.name.lengths();
+  comm.broadcast(bytes);
+  comm.broadcast(lengths);
+  file.name = NodeNames::from_lengths(bytes, lengths);
+}
+
+// Graphs with string ids: each name in the file becomes its node's index (the graph's /nodes/id), so the
+// rest matches ids as for any graph. Rank 0 asks, every rank gets the answers; collective InputError naming
+// the first name of no node.
+void match_names(const DistributedGraph& g, ObservationFile& file) {
+  if (!file.by_name) return;
+  const Communicator& comm = *g.comm;
+  std::vector<std::int64_t> index = find_named_nodes(g, comm.is_root() ? file.name : NodeNames());
+  comm.broadcast(index);
+  std::size_t skip = 0;
+  if (file.first_may_be_header && !index.empty() && index[0] < 0) skip = 1;  // a header line, such as "node"
+  std::string problem;
+  for (std::size_t k = skip; k < index.size() && problem.empty(); ++k)
+    if (index[k] < 0) problem = file.where(k) + ": node " + file.label(k) + " is not a node of the graph";
+  collective_try(comm, [&] {
+    if (!problem.empty()) throw InputError(problem);
+  });
+  file.id.assign(index.begin() + static_cast<std::ptrdiff_t>(skip), index.end());
+  file.line.erase(file.line.begin(), file.line.begin() + static_cast<std::ptrdiff_t>(skip));
+  if (!file.y.empty()) file.y.erase(file.y.begin(), file.y.begin() + static_cast<std::ptrdiff_t>(skip));
+  NodeNames kept;
+  for (std::size_t k = skip; k < file.name.size(); ++k) kept.push_back(file.name[k]);
+  file.name = std::move(kept);
 }
 
 // Local index of each id owned here, -1 elsewhere; collective InputError naming the first id of no node.
@@ -154,7 +210,7 @@ std::vector<std::int64_t> locate(const DistributedGraph& g, const ObservationFil
   std::string problem;
   if (g.comm->is_root())
     for (std::size_t k = 0; k < file.id.size() && problem.empty(); ++k)
-      if (!found[k]) problem = file.where(k) + ": node " + std::to_string(file.id[k]) + " is not a node of the graph";
+      if (!found[k]) problem = file.where(k) + ": node " + file.label(k) + " is not a node of the graph";
   collective_try(*g.comm, [&] {
     if (!problem.empty()) throw InputError(problem);
   });
@@ -168,11 +224,13 @@ LocalObservations distribute_observations(const DistributedGraph& g, const std::
   ObservationFile obs, tests;
   collective_try(comm, [&] {
     if (!comm.is_root()) return;
-    obs = read_observations(path);
-    if (!split.test_file.empty()) tests = read_id_list(split.test_file);
+    obs = read_observations(path, nodes_are_named(g));
+    if (!split.test_file.empty()) tests = read_id_list(split.test_file, nodes_are_named(g));
   });
   broadcast_file(comm, obs);
   broadcast_file(comm, tests);
+  match_names(g, obs);
+  match_names(g, tests);
   const std::vector<std::int64_t> obs_local = locate(g, obs);
   const std::vector<std::int64_t> test_local = locate(g, tests);
 
@@ -194,7 +252,7 @@ LocalObservations distribute_observations(const DistributedGraph& g, const std::
     const auto i = test_local[k];
     if (i < 0) continue;
     if (std::isnan(out.y(i))) {
-      if (problem.empty()) problem = tests.where(k) + ": test node " + std::to_string(tests.id[k]) + " has no observation in " + path;
+      if (problem.empty()) problem = tests.where(k) + ": test node " + tests.label(k) + " has no observation in " + path;
       continue;
     }
     out.role[static_cast<size_t>(i)] = static_cast<std::int32_t>(NodeRole::test);

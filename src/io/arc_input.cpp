@@ -251,9 +251,6 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
                        std::to_string(total_records) + " vertex lines follow");
   });
 
-  if (header.ids == IdMode::automatic)
-    header.ids = comm.min(chunk_ids_are_integers(header, chunk) ? 1 : 0) == 1 ? IdMode::integer : IdMode::string;
-
   ParsedChunk parsed;
   if (format == GraphFormat::gml) {
     const std::int64_t chunk_end =

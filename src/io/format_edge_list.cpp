@@ -69,8 +69,14 @@ bool next_line_is_numeric(HeadLines lines) {
   return false;
 }
 
-// Integer mode: a node id that is not an integer names the option that would read it.
-[[noreturn]] void throw_not_integer_id(const LineRef& at, std::string_view token, NumberStatus status) {
+// Integer mode: a node id that is not an integer names the option that would read it, and under --ids auto
+// the first edge line that made the ids integers.
+[[noreturn]] void throw_not_integer_id(const LineRef& at, std::string_view token, NumberStatus status,
+                                       std::int64_t integer_ids_by_first_line) {
+  if (integer_ids_by_first_line > 0 && status != NumberStatus::ok)
+    throw_line_error(at, "node id '" + excerpt(token) + "' is not a non-negative integer, but the first edge line (line " +
+                             std::to_string(integer_ids_by_first_line) +
+                             ") has integer ids, so --ids auto reads integers; give --ids string to read every id as a name");
   if (status == NumberStatus::invalid || status == NumberStatus::trailing)
     throw_line_error(at, "node id '" + excerpt(token) +
                              "' is not an integer (read with --ids integer; --ids string or auto reads node names)");
@@ -106,6 +112,12 @@ FileHeader edge_list_header(std::string_view head, const std::string& file, int 
     if (!is_header) {
       first_data_columns = count_tokens(t, true);
       first_data_line = lines.number;
+      // --ids auto is decided here, once, on the first edge line: a later line cannot renumber the graph.
+      if (ids == IdMode::automatic) {
+        const bool integers = is_id_integer(first) && (!has_second || is_id_integer(second));
+        header.ids = integers ? IdMode::integer : IdMode::string;
+        if (integers) header.integer_ids_by_first_line = lines.number;
+      }
       break;
     }
     header.skipped_header_line = lines.number;
@@ -120,6 +132,7 @@ FileHeader edge_list_header(std::string_view head, const std::string& file, int 
       }
     }
   }
+  if (header.ids == IdMode::automatic) header.ids = IdMode::integer;  // no edge line: nothing to name
   if (first_data_columns < 0 && static_cast<std::int64_t>(head.size()) >= kFormatHeadBytes) {
     // The weight column is decided from the first edge line; one that does not end within the head cannot be.
     throw_file_error(file, "line " + std::to_string(lines.number + 1) +
@@ -147,33 +160,21 @@ std::int64_t edge_list_records(std::string_view chunk) {
   return records;
 }
 
-bool edge_list_ids_are_integers(const FileHeader& /*header*/, std::string_view chunk) {
-  bool integers = true;
-  for_each_line(chunk, [&](std::string_view line, std::int64_t) {
-    const std::string_view t = trim_left(line);
-    if (!integers || is_comment_or_blank(t)) return;
-    Tokenizer tokens(t, true);
-    std::string_view a, b;
-    tokens.next(a);
-    if (!tokens.next(b)) return;  // a malformed line: parse_chunk reports it
-    integers = is_id_integer(a) && is_id_integer(b);
-  });
-  return integers;
-}
-
 namespace {
 
 // The ids of a chunk as integers (ordered by value) or as names: local indices into the chunk's distinct
 // names, renumbered in ascending byte order once the chunk is parsed.
 class IdReader {
  public:
-  IdReader(const FileHeader& header) : strings_(header.ids == IdMode::string), hi_(header.declared_nodes) {}
+  IdReader(const FileHeader& header)
+      : strings_(header.ids == IdMode::string), hi_(header.declared_nodes), by_first_line_(header.integer_ids_by_first_line) {}
 
   std::int64_t operator()(std::string_view token, const LineRef& at) {
     if (!strings_) {
       std::int64_t id = 0;
       const NumberStatus status = scan_int(token, id);
-      if (status != NumberStatus::ok) throw_not_integer_id(at, token, status);
+      if (status != NumberStatus::ok) throw_not_integer_id(at, token, status, by_first_line_);
+      if (id < 0 && by_first_line_ > 0) throw_not_integer_id(at, token, NumberStatus::invalid, by_first_line_);
       if (id < 0 || (hi_ >= 0 && id > hi_)) throw_id_out_of_range(at, "node id", id, 0, hi_);
       return id;
     }
@@ -206,6 +207,7 @@ class IdReader {
  private:
   bool strings_;
   std::int64_t hi_;
+  std::int64_t by_first_line_;
   std::unordered_map<std::string_view, std::int64_t> index_;
   std::vector<std::string_view> distinct_;  // views into the chunk, in order of first appearance
 };

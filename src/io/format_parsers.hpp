@@ -12,7 +12,6 @@
 namespace graphrf::detail {
 
 FileHeader edge_list_header(std::string_view head, const std::string& file, int weight_column_option, IdMode ids);
-bool edge_list_ids_are_integers(const FileHeader& header, std::string_view chunk);
 std::int64_t edge_list_records(std::string_view chunk);
 void parse_edge_list(const FileHeader& header, std::string_view chunk, const ChunkContext& ctx, ParsedChunk& out);
 

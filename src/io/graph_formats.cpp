@@ -222,10 +222,6 @@ std::int64_t count_records(GraphFormat format, const FileHeader& /*header*/, std
   throw std::invalid_argument("count_records: bad GraphFormat");
 }
 
-bool chunk_ids_are_integers(const FileHeader& header, std::string_view chunk) {
-  return detail::edge_list_ids_are_integers(header, chunk);
-}
-
 ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::string_view chunk,
                         const ChunkContext& context) {
   if (format == GraphFormat::gml) throw std::invalid_argument("parse_chunk: GML chunks need parse_gml_chunk");

@@ -104,4 +104,56 @@ std::vector<std::int64_t> H5Input::read_rows_int64(const std::string& dataset, s
   return out;
 }
 
+std::uint64_t H5Input::string_count(const std::string& dataset) const {
+  if (!has(dataset)) throw InputError(path_ + ": no dataset " + dataset);
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+  if (H5Tget_class(type.get()) != H5T_STRING)
+    throw InputError(path_ + ": " + dataset + " must hold strings (node names)");
+  const auto space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
+  if (h5::check(H5Sget_simple_extent_ndims(space.get()), "get rank", dataset) != 1)
+    throw InputError(path_ + ": " + dataset + " must be a vector of strings (one name per row)");
+  hsize_t n = 0;
+  h5::check(H5Sget_simple_extent_dims(space.get(), &n, nullptr), "get dims", dataset);
+  return n;
+}
+
+NodeNames H5Input::read_strings(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const {
+  const std::uint64_t n = string_count(dataset);
+  if (end > n || begin > end) throw InputError(path_ + ": " + dataset + ": bad row range");
+  NodeNames out;
+  if (begin == end) return out;
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto file_type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+  const auto file_space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
+  hsize_t start = begin, count = end - begin;
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select rows",
+            dataset);
+  const auto memory_space =
+      h5::Dataspace::checked(H5Screate_simple(1, &count, nullptr), "create dataspace", dataset);
+  if (H5Tis_variable_str(file_type.get()) > 0) {
+    const auto memory_type = h5::Datatype::checked(H5Tcopy(H5T_C_S1), "copy type", dataset);
+    h5::check(H5Tset_size(memory_type.get(), H5T_VARIABLE), "set size", dataset);
+    h5::check(H5Tset_cset(memory_type.get(), H5Tget_cset(file_type.get())), "set cset", dataset);
+    std::vector<char*> text(count, nullptr);
+    h5::check(H5Dread(d.get(), memory_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, text.data()), "read",
+              dataset);
+    for (char* t : text) out.push_back(t ? std::string_view(t) : std::string_view());
+    H5Dvlen_reclaim(memory_type.get(), memory_space.get(), H5P_DEFAULT, text.data());
+    return out;
+  }
+  const std::size_t width = H5Tget_size(file_type.get());
+  const auto memory_type = h5::Datatype::checked(H5Tcopy(file_type.get()), "copy type", dataset);
+  std::vector<char> bytes(count * width);
+  h5::check(H5Dread(d.get(), memory_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, bytes.data()), "read",
+            dataset);
+  for (std::size_t k = 0; k < count; ++k) {
+    std::string_view name(bytes.data() + k * width, width);
+    name = name.substr(0, name.find('\0'));  // NUL-padded (or NUL-terminated)
+    if (H5Tget_strpad(file_type.get()) == H5T_STR_SPACEPAD) name = name.substr(0, name.find_last_not_of(' ') + 1);
+    out.push_back(name);
+  }
+  return out;
+}
+
 }  // namespace graphrf

@@ -7,7 +7,8 @@ from numeric and from case-insensitive order), plus a node named only in a self-
   * /graph equals the normalised adjacency this test builds itself in that order;
   * info and grf files are identical (h5diff, launch-only fields excluded) at 1-4 ranks with block, METIS and
     PT-Scotch partitions;
-  * with --ids integer the same file stops with one line naming FILE:LINE of the first non-integer id, and no file.
+  * with --ids integer (or auto, whose first edge line is integers) a file with a name on line 3 stops with one
+    line naming FILE:LINE, and no file.
 """
 
 import os
@@ -101,9 +102,12 @@ def test_integer_mode_names_the_line_of_a_name():
                              "mixed.txt:3: node id 'x7' is not an integer", "--ids string or auto", directory=d)
         e2e.expect_error(2, ["info", "--graph", graph, "--ids", "names", "--out", "{out}"],
                          "--ids: unknown mode 'names'", directory=d)
-        # auto reads the same file as names: "1" "2" "3" "4" "x7"
+        # auto decides on the first edge line (integers): the stray name is an error, not a renumbering
+        e2e.expect_error(3, ["info", "--graph", graph, "--out", "{out}"],
+                         "mixed.txt:3: node id 'x7' is not a non-negative integer", "--ids string", directory=d)
+        # --ids string reads the same file as names: "1" "2" "3" "4" "x7"
         out = os.path.join(d, "mixed.h5")
-        e2e.run(2, ["info", "--graph", graph, "--quiet", "--out", out])
+        e2e.run(2, ["info", "--graph", graph, "--ids", "string", "--quiet", "--out", out])
         with h5py.File(out, "r") as f:
             assert [bytes(x).decode() for x in f["nodes/name"][:]] == ["1", "2", "3", "4", "x7"]
 

@@ -163,13 +163,8 @@ void check_line_format(std::string_view file, graphrf::IdMode ids) {
                               graphrf::count_records(format, header, first), false};
   if (graphrf::count_lines(first) + graphrf::count_lines(second) != graphrf::count_lines(body))
     property_failed("line counts of the halves");
-  if (header.ids == graphrf::IdMode::automatic) {
-    // Resolved as the loader does over ranks: integer only when every chunk's ids are.
-    const bool integers = graphrf::chunk_ids_are_integers(header, body);
-    if (integers != (graphrf::chunk_ids_are_integers(header, first) && graphrf::chunk_ids_are_integers(header, second)))
-      property_failed("--ids auto resolves differently for the whole and the halves");
-    header.ids = integers ? graphrf::IdMode::integer : graphrf::IdMode::string;
-  }
+  // --ids auto is decided once, by rank 0's header on the first edge line: every chunk parses with that decision.
+  if (header.ids == graphrf::IdMode::automatic) property_failed("--ids auto left unresolved by the header");
   const bool string_ids = header.ids == graphrf::IdMode::string;
 
   const Outcome whole = parse(format, header, body, whole_context);

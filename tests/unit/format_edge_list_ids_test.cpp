@@ -44,18 +44,28 @@ TEST(EdgeListIds, TwoWordEdgeListIsReadAsNamesInAutoMode) {
   expect_split_invariant(kEL, file, "people.txt", kString);
 }
 
-TEST(EdgeListIds, AutoIsIntegerOnlyWhenEveryIdIs) {
+TEST(EdgeListIds, AutoIsDecidedByTheFirstEdgeLine) {
   EXPECT_EQ(load(kEL, "1 2\n2 3\n", "g.txt", {}, kAuto).header.ids, IdMode::integer);
   EXPECT_EQ(load(kEL, "1 2\n2 3\n", "g.txt", {}, kAuto).arcs, (std::vector<Arc>{{1, 2, 1}, {2, 3, 1}}));
-  // One name anywhere (here in the last line, so in the last chunk of most splits) makes every id a name.
-  const std::string mixed = "1 2\n2 3\n3 x7\n";
-  const auto r = load(kEL, mixed, "mixed.txt", {}, kAuto);
+  // One stray token after integer lines is an error naming its line, not a renumbering of every node.
+  const std::string stray = "0 1\n1 2\n2 x\n3 4\n";
+  expect_error(kEL, stray, "stray.txt", 3,
+               "node id 'x' is not a non-negative integer, but the first edge line (line 1) has integer ids, so "
+               "--ids auto reads integers; give --ids string to read every id as a name",
+               kAuto);
+  expect_split_invariant(kEL, stray, "stray.txt", kAuto);
+  expect_error(kEL, "# c\n1 2\n-4 3\n", "neg.txt", 3, "the first edge line (line 2) has integer ids", kAuto);
+  // A name on the first edge line makes every id a name, integer-looking ones included.
+  const std::string named = "a 2\n2 10\n10 b\n";
+  const auto r = load(kEL, named, "named.txt", {}, kAuto);
   EXPECT_EQ(r.header.ids, IdMode::string);
-  EXPECT_EQ(r.named_arcs, (std::vector<NamedArc>{{"1", "2", 1}, {"2", "3", 1}, {"3", "x7", 1}}));
-  expect_split_invariant(kEL, mixed, "mixed.txt", kAuto);
+  EXPECT_EQ(r.named_arcs, (std::vector<NamedArc>{{"a", "2", 1}, {"2", "10", 1}, {"10", "b", 1}}));
+  expect_split_invariant(kEL, named, "named.txt", kAuto);
   // Negative numbers and numbers that do not fit in 64 bits are names too.
   EXPECT_EQ(load(kEL, "-1 2\n", "g.txt", {}, kAuto).header.ids, IdMode::string);
   EXPECT_EQ(load(kEL, "99999999999999999999 2\n", "g.txt", {}, kAuto).header.ids, IdMode::string);
+  // A file without edge lines reads as integers (nothing to name).
+  EXPECT_EQ(load(kEL, "# nothing\n", "empty.txt", {}, kAuto).header.ids, IdMode::integer);
 }
 
 TEST(EdgeListIds, ChunkNamesAreDistinctAndInByteOrder) {

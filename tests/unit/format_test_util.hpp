@@ -69,11 +69,7 @@ inline Loaded load(GraphFormat format, std::string_view file, const std::string&
     records += count_records(format, out.header, chunk);
   }
   if (format == GraphFormat::obj) out.header.declared_nodes = records;
-  if (out.header.ids == IdMode::automatic) {
-    bool integers = true;
-    for (std::string_view chunk : chunks) integers = integers && chunk_ids_are_integers(out.header, chunk);
-    out.header.ids = integers ? IdMode::integer : IdMode::string;
-  }
+  EXPECT_NE(out.header.ids, IdMode::automatic);  // parse_header decides --ids auto on the first edge line
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     ChunkContext ctx;
     ctx.file_name = name;

@@ -138,3 +138,21 @@ TEST(GpObservations, ReadsCsvAndNamesTheLineOfEveryBadRow) {
   const auto ids = read_id_list(temp_file("ids.txt", "node\n5\n9\n"));
   EXPECT_EQ(ids.id, (std::vector<std::int64_t>{5, 9}));
 }
+
+// Graphs with string ids: ids are kept as written (matched by name later); the header is the line whose y is
+// not a number, and a repeated name is an error naming the line.
+TEST(GpObservations, ReadsIdsAsNamesForNamedGraphs) {
+  const auto named = read_observations(temp_file("named.csv", "node,y\n2,5.0\nb,-1\n010,2\n"), true);
+  ASSERT_EQ(named.name.size(), 3u);
+  EXPECT_EQ(named.name[0], "2");
+  EXPECT_EQ(named.name[1], "b");
+  EXPECT_EQ(named.name[2], "010");  // the token as written, not the number 10
+  EXPECT_EQ(named.line, (std::vector<std::int64_t>{2, 3, 4}));
+  const auto headless = read_observations(temp_file("headless.csv", "a,1\nb,2\n"), true);
+  EXPECT_EQ(headless.name.size(), 2u);
+  const std::string dup = temp_file("dupnames.csv", "node,y\nb,1\na,2\nb,5\n");
+  EXPECT_EQ(error_of([&] { read_observations(dup, true); }), dup + " line 4: node 'b' is listed twice");
+  const auto ids = read_id_list(temp_file("names.txt", "node\nb\n"), true);
+  EXPECT_TRUE(ids.first_may_be_header);  // "node" is dropped when it names no node
+  EXPECT_EQ(ids.name.size(), 2u);
+}

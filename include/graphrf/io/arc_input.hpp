@@ -19,7 +19,7 @@ struct ArcInput {
   // declared_nodes < 0: ids of dropped self-loops (this rank's share). They are nodes even when no other arc
   // mentions them: a node the file names only in a self-loop stays, isolated.
   std::vector<std::int64_t> self_loop_ids;
-  // String node ids (--ids string, or auto on a file with a non-integer id): this rank's distinct names in
+  // String node ids (--ids string, or auto whose first edge line has a non-integer id): this rank's distinct names in
   // ascending byte order, and `arcs` / `self_loop_ids` hold positions in it.
   bool string_ids = false;
   // Inputs that list their nodes (GML node blocks): this rank's share of the listed ids. Every arc endpoint

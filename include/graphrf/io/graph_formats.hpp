@@ -55,7 +55,8 @@ inline constexpr std::int64_t kFormatHeadBytes = std::int64_t{1} << 20;
 FormatChoice detect_format(const std::string& path, std::string_view head);
 
 // How edge-list node ids are read (--ids): `integer` (non-negative 64-bit, ordered by value), `string` (any
-// token, ordered by its bytes), or `automatic`: integer when every id token of the file is one, else string.
+// token, ordered by its bytes), or `automatic`: decided by the first edge line (parse_header), integer when
+// its ids are, else string; a later non-integer id is then an error naming its line and --ids string.
 // Matrix Market, METIS, DIMACS and OBJ number their nodes 1..N: integer by construction.
 enum class IdMode : std::uint8_t { automatic, integer, string };
 IdMode parse_id_mode(std::string_view name);  // "auto", "integer", "string"; else InputError naming --ids
@@ -77,9 +78,9 @@ struct FileHeader {                      // trivially copyable (it is broadcast 
   // Edge lists read without weights by default (the first edge line has 2 columns): that line's number. A
   // later line with more columns is an error, so a weight in column 3 is never dropped silently.
   std::int64_t unweighted_by_first_line = 0;
-  // Edge lists: as asked by --ids until the loader resolves `automatic` (chunk_ids_are_integers on every
-  // rank); other formats: integer.
+  // Edge lists: as asked by --ids, `automatic` resolved by the first edge line; other formats: integer.
   IdMode ids = IdMode::integer;
+  std::int64_t integer_ids_by_first_line = 0;  // --ids auto read as integers: the deciding line's number
 };
 static_assert(std::is_trivially_copyable_v<FileHeader>);
 
@@ -127,10 +128,6 @@ std::int64_t count_lines(std::string_view chunk);
 //   metis: lines that are not '%' comments (an empty line is an isolated vertex);
 //   dimacs: lines that are not blank or 'c' comments;  obj: 'v' lines.
 std::int64_t count_records(GraphFormat format, const FileHeader& header, std::string_view chunk);
-
-// Edge lists with --ids auto: true when every node id token of the chunk is a non-negative 64-bit integer
-// (never throws; malformed lines are left to parse_chunk). The loader takes the minimum over ranks.
-bool chunk_ids_are_integers(const FileHeader& header, std::string_view chunk);
 
 // Parses the arcs of one line-aligned chunk of the data region (header.ids must be resolved: integer or
 // string). Self-loops are dropped (and counted) unless

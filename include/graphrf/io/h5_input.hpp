@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graphrf/io/h5_handle.hpp"
+#include "graphrf/io/node_names.hpp"
 
 namespace graphrf {
 
@@ -19,6 +20,10 @@ class H5Input {
   // Rows [begin, end) of a dataset (all trailing dimensions), converted to double or int64.
   std::vector<double> read_rows_double(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::int64_t> read_rows_int64(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
+  // A 1-D dataset of strings (fixed-length, NUL-padded as graphrf writes them, or variable-length as h5py
+  // writes str): its length, and entries [begin, end). InputError naming the dataset for anything else.
+  std::uint64_t string_count(const std::string& dataset) const;
+  NodeNames read_strings(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
 
  private:
   void read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type, void* out) const;
