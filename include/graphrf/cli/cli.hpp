@@ -49,6 +49,9 @@ PointGraphOptions point_graph_options_from(const po::variables_map& vm);
 // options (--qkv, partition files), checked before the graph is loaded.
 void check_input_readable(const Communicator& comm, const std::string& option, const std::string& path);
 
+// The graph of --points (built on the cloud) or of --graph (read or generated); refuses the options of the
+// source not taken. Collective.
+DistributedGraph load_command_graph(const CommandContext& ctx, const GraphOptions& options);
 // The start of every compute command: check that --out can be written (before any work), load and
 // partition the graph, and log the graph.
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
