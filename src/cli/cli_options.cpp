@@ -230,6 +230,8 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   if (o.weights == WeightMode::combinatorial && o.scale != 1.0)
     throw InputError("--scale and --weights combinatorial: the combinatorial walk matrix is scaled by 1/d_max itself; "
                      "--scale is for --weights raw");
+  if (o.weights == WeightMode::normalized && o.scale != 1.0)
+    throw InputError("--scale: applies to --weights raw (W = scale * A); the normalised W = D^-1/2 A D^-1/2 has no scale");
   validate(o);
   return o;
 }
