@@ -23,7 +23,7 @@ import numpy as np
 import graphrf_e2e as e2e
 
 DROP = object()  # an entry's value that removes the option from the baseline
-VOLATILE_RESULT = re.compile(r"seconds|per_second|_mib|peak|memory|rate|time|sent|bytes")
+VOLATILE_RESULT = re.compile(r"seconds|per_s|_ms|_mib|peak|memory|rate|time|sent|bytes|baseline|_vs_|_over_|share|speedup")
 NUMBER = re.compile(r"\d+(\.\d+)?([eE][-+]?\d+)?")
 # Provenance and timing, not results.
 SKIPPED_H5 = ("config", "launch")
@@ -43,6 +43,16 @@ def changes(base=None, logs=None, **options):
 
 def fails(needle=None, base=None, **options):
     return Entry("fails", options, base, needle)
+
+
+def either(base=None, **options):
+    """An option that acts in builds with an optional library and is refused in the others."""
+    return Entry("either", options, base)
+
+
+def noop(reason, **options):
+    """An option that has nothing to act on in this command (reason says why): the output stays the same."""
+    return Entry("noop", options, None, reason)
 
 
 def listed_options(command):
@@ -95,7 +105,9 @@ def observe(r, out_path):
     results = []
     for line in r.stdout.splitlines():
         if line.startswith("RESULT ") and not line.startswith("RESULT summary="):
-            results.append(sorted(f for f in line.split()[1:] if not VOLATILE_RESULT.search(f.split("=")[0])))
+            # A volatile field counts by its presence, not its value.
+            results.append(sorted(f.split("=")[0] + "=?" if VOLATILE_RESULT.search(f.split("=")[0]) else f
+                                  for f in line.split()[1:]))
     log = [NUMBER.sub("#", line) for line in r.stdout.splitlines() if not line.startswith("RESULT")]
     return results, log, _h5_signature(out_path), r.stdout
 
@@ -142,6 +154,12 @@ def check_command(command, table, base, directory, workers=3):
         pairs = _merge(base, entry.base, entry.options)
         r, out = run(pairs)
         where = "%s --%s (%s)" % (command, option, " ".join(r.args[1:]))
+        if entry.expect == "either" and r.returncode != 0:
+            assert len(r.graphrf_errors()) == 1 and "--" + option in r.graphrf_errors()[0], where + "\n" + r.describe()
+            return
+        if entry.expect == "noop":
+            assert r.returncode == 0 and observe(r, out)[:3] == baseline({})[:3], where + ": " + entry.needle
+            return
         if entry.expect == "fails":
             errors = r.graphrf_errors()
             assert r.returncode != 0 and len(errors) == 1, where + ": expected one error line\n" + r.describe()
@@ -150,14 +168,14 @@ def check_command(command, table, base, directory, workers=3):
             return
         assert r.returncode == 0, where + ": failed\n" + r.describe()
         before = baseline(_merge(entry.base))
-        if entry.needle:
+        if entry.expect == "changes" and entry.needle:
             assert entry.needle in r.stdout and entry.needle not in before[3], where + ": no %r in the log" % entry.needle
         else:
             assert observe(r, out)[:3] != before[:3], where + ": changed nothing observable"
 
     # Baselines first (each once), then the entries, a few at a time (most of a tiny run is MPI start-up).
     for entry in table.values():
-        if entry.expect == "changes":
+        if entry.expect != "fails":
             baseline(_merge(entry.base))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         failures = [f for f in pool.map(check, sorted(table.items())) if f]
@@ -184,16 +202,23 @@ class Inputs:
         self.sigma = e2e.write(d, "sigma1.txt", "1 2 3 4\n")
         self.other_sigma = e2e.write(d, "sigma2.txt", "4 3 2 1\n")
         self.config = e2e.write(d, "quiet.ini", "quiet = true\n")
+        self.seed_config = e2e.write(d, "seed.ini", "seed = 2\n")
 
 
-def run_entries(inputs):
-    return {
+def run_entries(inputs, only_result_lines=False):
+    """only_result_lines: the command prints RESULT lines alone, which --quiet keeps; its --config test sets
+    the seed instead."""
+    entries = {
         "help": changes(help=None),
         "version": changes(version=None),
         "config": changes(config=inputs.config),
         "dump-config": changes(dump_config=None),
         "quiet": changes(quiet=None),
     }
+    if only_result_lines:
+        entries["quiet"] = noop("the command prints only RESULT lines, which --quiet keeps", quiet=None)
+        entries["config"] = changes(config=inputs.seed_config)
+    return entries
 
 
 def graph_entries(inputs):
