@@ -16,6 +16,8 @@ def test_info():
         table["out"] = changes(out=DROP)
         table["weights"] = changes(weights="raw")
         oc.check_command("info", table, {"graph": inputs.graph, "out": "x"}, d)
+        r = e2e.run(None, ["info", "--points", inputs.points, "--knn", 3])
+        assert r.result()["nodes"] == "24", r.stdout  # the point graph, not the default grid
 
 
 def test_grf():
