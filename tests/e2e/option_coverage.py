@@ -8,7 +8,9 @@ or removing one with DROP), and what must happen:
     output file (datasets and attributes, provenance and timings left out);
     (changes(..., logs=TEXT): a number the log prints, such as a batch size that changes no result);
   * fails(..., needle=...): the run stops with one graphrf error line containing the needle (the option's name
-    unless given): the option acts by refusing the input, or is refused.
+    unless given): the option acts by refusing the input, or is refused;
+  * either(...): changes, or fails naming the option (an option for an optional library, refused without it);
+  * noop(reason, ...): the command has nothing for the option to act on (said in the reason): nothing changes.
 A listed option without an entry fails the test, so a new option needs one. Runs are single-rank and tiny.
 """
 

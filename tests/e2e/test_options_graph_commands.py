@@ -56,7 +56,6 @@ def test_couple():
         inputs = oc.Inputs(d)
         table = dict(oc.graph_entries(inputs), **oc.run_entries(inputs))
         table.update(oc.kernel_entries())
-        pagerank = {"target": "pagerank", "directed": None}
         table["target"] = changes(target="pagerank")
         table["directed"] = changes(base={"target": "pagerank"}, directed=None)
         table["p-halt"] = changes(p_halt=0.3)
@@ -73,7 +72,6 @@ def test_couple():
         for option, value in (("beta", "2"), ("alpha", "1,0.5")):
             e2e.expect_error(None, ["couple", "--graph", inputs.graph, "--target", "pagerank", "--" + option, value],
                              "--" + option, "--target pagerank", directory=d)
-        del pagerank
 
 
 if __name__ == "__main__":
