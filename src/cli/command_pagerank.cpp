@@ -95,7 +95,7 @@ int run_pagerank(const CommandContext& ctx) {
            std::to_string(s.teleports) + " teleports from dangling nodes), " + std::to_string(s.truncated) +
            " truncated at max-length, " + fmt(s.walk_seconds, 3) + " s");
   std::ostringstream result;
-  result << "nodes=" << g.n_global() << " walkers=" << walk.walkers << " walkers_total=" << s.walkers << " hops=" << s.hops
+  result << "nodes=" << g.n_global() << " walkers=" << walk.walkers << " walks=" << s.walkers << " hops=" << s.hops
          << " walk_seconds=" << fmt(s.walk_seconds, 4);
 
   PageRankExact exact;

@@ -8,7 +8,7 @@ the mass on dangling nodes (no out-arcs), spread uniformly.
     with self-loops and dangling nodes, at 1 and 3 ranks; self-loops are kept by default and the log says so;
   * --drop-self-loops and --step uniform (networkx's weight=None) give the dense solve without self-loops and on
     the arc pattern;
-  * RESULT walkers= is per node (walkers_total= the walks);
+  * RESULT walkers= is per node (walks= the walks, as in grf);
   * refused: --keep-self-loops (the default already), repelling couplings on a weighted graph with weighted steps.
 """
 
@@ -76,7 +76,7 @@ def test_exact_pagerank_is_networkx_pagerank():
                     check(ids, exact, want_ids, want)
                     assert "kept 3 self-loops" in r.lines_starting("loader"), r.stdout
                     res = r.result()
-                    assert res["walkers"] == "16" and res["walkers_total"] == str(16 * len(want_ids)), res
+                    assert res["walkers"] == "16" and res["walks"] == str(16 * len(want_ids)), res
 
 
 def test_drop_self_loops_and_uniform_steps():
