@@ -79,6 +79,30 @@ std::vector<NamedInput> command_inputs(const po::variables_map& vm) {
   return inputs;
 }
 
+// --points builds the graph on a point cloud, --graph reads or generates one: the options of the source not
+// taken would be ignored, so they are refused (values equal to the defaults pass, as --dump-config writes them).
+static void check_graph_source_options(const po::variables_map& vm) {
+  const auto set = [&vm]<class T>(const char* name, const T& default_value) {
+    return vm.count(name) && vm[name].as<T>() != default_value ? std::string(name) : std::string();
+  };
+  const std::string file_option[] = {set("graph", std::string("grid:32x32")), set("format", std::string("auto")),
+                                     set("duplicates", std::string("max")),   set("keep-self-loops", false),
+                                     set("weight-column", 0),                 set("ids", std::string("auto"))};
+  const std::string point_option[] = {set("points-format", std::string("auto")), set("knn", std::int64_t{0}),
+                                      set("knn-mode", std::string("union")),     set("radius", 0.0),
+                                      set("edge-weight", std::string("one")),    set("edge-sigma", 1.0)};
+  const bool points = vm.count("points") > 0;
+  for (const std::string& name : points ? file_option : point_option)
+    if (!name.empty())
+      throw InputError("--" + name + (points ? ": applies to --graph, but --points builds the graph on a point cloud"
+                                             : ": applies to --points (a point cloud), not to --graph"));
+}
+
+DistributedGraph load_command_graph(const CommandContext& ctx, const GraphOptions& options) {
+  collective_try(ctx.comm, [&] { check_graph_source_options(ctx.vm); });
+  return ctx.vm.count("points") ? load_point_graph_for_command(ctx, options) : load_graph(ctx.comm, options);
+}
+
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
                                         const std::string& out_path) {
   if (!out_path.empty()) check_output_writable(ctx.comm, out_path, command_inputs(ctx.vm));
@@ -90,7 +114,7 @@ DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOp
                ", then partition: " + options.partition + ")");
   const Timer timer;
   const RunPhase phase("loading " + source);
-  DistributedGraph g = points ? load_point_graph_for_command(ctx, options) : load_graph(ctx.comm, options);
+  DistributedGraph g = load_command_graph(ctx, options);
   ctx.log.info("graph       " + graph_summary(g) + " (" + fmt(timer.seconds(), 2) + " s)");
   return g;
 }
@@ -215,6 +239,8 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   if (o.weights == WeightMode::combinatorial && o.scale != 1.0)
     throw InputError("--scale and --weights combinatorial: the combinatorial walk matrix is scaled by 1/d_max itself; "
                      "--scale is for --weights raw");
+  if (o.weights == WeightMode::normalized && o.scale != 1.0)
+    throw InputError("--scale: applies to --weights raw (W = scale * A); the normalised W = D^-1/2 A D^-1/2 has no scale");
   validate(o);
   return o;
 }

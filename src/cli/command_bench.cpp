@@ -111,7 +111,7 @@ int run_bench(const CommandContext& ctx) {
     // The walk engine's arc table, built once per graph as `grf` builds it once per run: every phase below
     // (all walker counts, halting probabilities and couplings) walks on it.
     const WalkArcs arcs(g, WalkOptions{});
-    log.result("bench=load graph=" + spec + " ranks=" + std::to_string(p) + " nodes=" + std::to_string(g.n_global()) +
+    log.result("bench=load graph=" + spec + " partition=" + o.partition + " ranks=" + std::to_string(p) + " nodes=" + std::to_string(g.n_global()) +
                " edges=" + std::to_string(g.n_edges_global) + " load_seconds=" + fmt(g.report.read_seconds + g.report.assemble_seconds, 3) +
                " partition_seconds=" + fmt(g.report.partition_seconds, 3) + " total_seconds=" + fmt(load_seconds, 3) +
                " arc_table_seconds=" + fmt(comm.max(arcs.build_seconds()), 3));

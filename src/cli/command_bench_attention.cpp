@@ -55,7 +55,7 @@ int run_bench_attention(const CommandContext& ctx) {
       const double masked = r.stats.key_seconds + r.stats.query_seconds;
       const double linear = r.linear_stats.key_seconds + r.linear_stats.query_seconds;
       std::ostringstream line;
-      line << "bench=attention graph=" << o.graph << " nodes=" << g.n_global() << " ranks=" << comm.size() << " walkers=" << n
+      line << "bench=attention graph=" << o.graph << " partition=" << o.partition << " dim=" << dim << " nodes=" << g.n_global() << " ranks=" << comm.size() << " walkers=" << n
            << " nnz_per_row=" << fmt(static_cast<double>(comm.sum(static_cast<std::int64_t>(r.grf.phi[0].col.size()))) /
                                       static_cast<double>(g.n_global()), 2)
            << " walk_seconds=" << fmt(walk, 4) << " assemble_seconds=" << fmt(assemble, 4)

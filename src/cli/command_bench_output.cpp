@@ -143,11 +143,21 @@ int run_bench_output(const CommandContext& ctx) {
     repeats = ctx.vm["repeats"].as<int>();
     if (repeats < 1) throw InputError("--repeats: at least 1 (got " + std::to_string(repeats) + ")");
     if (ctx.vm.count("workdir")) dir = ctx.vm["workdir"].as<std::string>();
+    // Checked before the walks: the files are created after them.
+    if (!std::filesystem::is_directory(dir)) throw InputError("--workdir " + dir + ": not a directory");
   });
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, "");
+  bind_walk_weights(log, g, walk, kernel);
+  // The files written hold the GRF values: say what they are of (the kernel and walk options change only them).
+  log.info("grf         " + describe(kernel) + "; " + std::to_string(walk.walkers) + " walkers per node, weights " +
+           weight_mode_name(walk.weights) + (walk.weights == WeightMode::raw ? " x " + fmt(walk.scale, 6) : ""));
   const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
   const SparseRows& phi = run.phi[0];
   const double entries = static_cast<double>(comm.sum(static_cast<std::int64_t>(phi.col.size())));
+  // What the files hold, in one figure (the graph, kernel and walk options change the values, not the layout).
+  double value_sum = 0;
+  for (const double v : phi.value) value_sum += v;
+  value_sum = comm.sum(value_sum);
   const double mb = (entries * 16 + 8.0 * static_cast<double>(g.n_global() + 1)) / 1e6;
   std::string stem = dir + "/graphrf-bench-output-" + std::to_string(::getpid());
   comm.broadcast(stem);
@@ -200,7 +210,8 @@ int run_bench_output(const CommandContext& ctx) {
            (with_runs ? fmt(runs.best, 3) + " s" : std::string("skipped (more than --max-runs)")));
   log.info("  partition order (not canonical)       " + fmt(plain.best, 3) + " s");
   if (with_runs) log.info("  route and hyperslab files " + std::string(same ? "identical" : "DIFFER"));
-  log.result("ranks=" + std::to_string(comm.size()) + " entries=" + fmt(entries, 0) + " route_seconds=" + fmt(route.best, 4) +
+  log.result("ranks=" + std::to_string(comm.size()) + " entries=" + fmt(entries, 0) + " value_sum=" + fmt(value_sum, 10) +
+             " route_seconds=" + fmt(route.best, 4) +
              " hyperslab_seconds=" + (with_runs ? fmt(runs.best, 4) : std::string("nan")) +
              " partition_order_seconds=" + fmt(plain.best, 4) +
              " runs_per_rank=" + std::to_string(runs_per_rank) + " identical=" + (same ? "1" : "0"));

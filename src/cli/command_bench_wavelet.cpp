@@ -183,6 +183,10 @@ int run_bench_wavelet(const CommandContext& ctx) {
   const int error_steps = vm["error-steps"].as<int>();
   const EigensolverAnchor* anchor = eigensolver_anchor();
   std::shared_ptr<void> anchor_session;
+  collective_try(comm, [&] {
+    if (!anchor && vm["slepc-tol"].as<double>() != 1e-8)
+      throw InputError("--slepc-tol: this build has no SLEPc (CMake found no `pkg-config slepc`), so no Krylov-Schur anchor to tune");
+  });
   if (slepc_max > 0 && !anchor)
     log.info("bench-wavelet: no SLEPc in this build (CMake found no `pkg-config slepc`; Debian: apt-get install "
              "libslepc-real-dev, then reconfigure): skipping the Krylov-Schur anchor");
@@ -214,7 +218,7 @@ int run_bench_wavelet(const CommandContext& ctx) {
     const double error = kernel_error(op, sums, h, result.embedding_local, error_steps, seed);
     const double edge_columns = static_cast<double>(2 * g.n_edges_global + g.n_global()) * static_cast<double>(b);
     std::ostringstream line;
-    line << "bench=wavelet graph=" << o.graph << " nodes=" << g.n_global() << " edges=" << g.n_edges_global
+    line << "bench=wavelet graph=" << o.graph << " partition=" << o.partition << " nodes=" << g.n_global() << " edges=" << g.n_edges_global
          << " ranks=" << comm.size() << " K=" << result.rank << " r=" << result.oversample
          << " filter_step_seconds=" << fmt(step, 5) << " roofline_step_seconds=" << fmt(bound, 5)
          << " step_over_roofline=" << fmt(step / bound, 2) << " triad_gbytes_per_second=" << fmt(bandwidth / 1e9, 2)

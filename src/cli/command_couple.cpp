@@ -44,6 +44,18 @@ std::string permutation_text(const std::vector<int>& sigma) {
   }
   return s;
 }
+
+// --target pagerank learns sigma for PageRank walks: a kernel option would be ignored.
+void refuse_kernel_options(const po::variables_map& vm) {
+  const std::pair<const char*, bool> set[] = {{"kernel", vm["kernel"].as<std::string>() != "diffusion"},
+                                              {"beta", vm["beta"].as<double>() != 1.0},
+                                              {"power", vm["power"].as<double>() != 1.0},
+                                              {"shift", vm["shift"].as<double>() != 2.0},
+                                              {"alpha", vm.count("alpha") > 0},
+                                              {"f", vm.count("f") > 0}};
+  for (const auto& [name, given] : set)
+    if (given) throw InputError(std::string("--") + name + ": a kernel option; --target pagerank learns sigma for PageRank walks");
+}
 }  // namespace
 
 int run_couple(const CommandContext& ctx) {
@@ -57,6 +69,7 @@ int run_couple(const CommandContext& ctx) {
     graph_options = directed_graph_options_from(vm);
     o.target = parse_sigma_target(vm["target"].as<std::string>());
     if (o.target == SigmaTarget::kernel) o.kernel = kernel_spec_from(vm);
+    if (o.target == SigmaTarget::pagerank) refuse_kernel_options(vm);
     if (o.target == SigmaTarget::kernel && graph_options.directed)
       throw InputError("--directed: only with --target pagerank (kernels need undirected graphs)");
     o.walk.p_halt = vm["p-halt"].as<double>();
@@ -66,9 +79,10 @@ int run_couple(const CommandContext& ctx) {
     o.walk.scale = vm["scale"].as<double>();
     if (o.walk.weights == WeightMode::combinatorial && o.target != SigmaTarget::kernel)
       throw InputError("--weights combinatorial: only with --target kernel (PageRank walks do not use W)");
-    if (o.walk.weights == WeightMode::combinatorial && o.walk.scale != 1.0)
-      throw InputError("--scale and --weights combinatorial: the combinatorial walk matrix is scaled by 1/d_max itself; "
-                       "--scale is for --weights raw");
+    if (o.walk.weights == WeightMode::raw && o.target != SigmaTarget::kernel)
+      throw InputError("--weights raw: only with --target kernel (PageRank walks do not use W)");
+    if (o.walk.weights != WeightMode::raw && o.walk.scale != 1.0)
+      throw InputError("--scale: applies to --weights raw (W = scale * A)");
     o.order = vm["sigma-order"].as<int>();
     o.samples = vm["samples"].as<std::int64_t>();
     start_nodes = vm["start-nodes"].as<std::int64_t>();

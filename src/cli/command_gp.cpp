@@ -14,6 +14,7 @@
 #include "graphrf/gp/gp_observations.hpp"
 #include "graphrf/gp/gp_prediction.hpp"
 #include "graphrf/gp/gp_reference.hpp"
+#include "graphrf/gp/target_scaling.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/graph/graph_output.hpp"
 #include "graphrf/grf/dense_gather.hpp"
@@ -37,6 +38,9 @@ void add_gp_options(po::options_description& desc) {
       ("split-seed", po::value<std::uint64_t>()->default_value(1), "seed of the random test split")
       ("sigma-f", po::value<double>()->default_value(1.0), "signal scale: K = sigma_f^2 M(beta) (starting value)")
       ("sigma-n", po::value<double>()->default_value(0.1), "observation noise standard deviation (starting value)")
+      ("no-normalize-y", po::bool_switch(),
+       "fit the targets as given (zero-mean prior); by default the GP is fitted to (y - mean) / sd of the training "
+       "targets, as scikit-learn's normalize_y, and sigma_f, sigma_n and the LML refer to those; outputs are in y's units")
       ("learn", po::value<std::string>()->default_value("hyper"), "none | hyper (sigma_f, beta, sigma_n) | f (f_0..f_T, sigma_n)")
       ("iterations", po::value<int>()->default_value(50), "Adam iterations")
       ("learning-rate", po::value<double>()->default_value(0.05), "Adam step size (cosine-decayed to a tenth)")
@@ -62,6 +66,7 @@ struct GpCommandOptions {
   LmlOptions lml;
   GpPredictionOptions prediction;
   bool reference = false;
+  bool normalize_y = true;
 };
 
 GpCommandOptions gp_options_from(const po::variables_map& vm, const KernelSpec& kernel, const WalkOptions& walk) {
@@ -107,6 +112,7 @@ GpCommandOptions gp_options_from(const po::variables_map& vm, const KernelSpec& 
   o.prediction.seed = walk.seed;
   o.prediction.cg = o.lml.cg;
   o.reference = vm["reference"].as<bool>();
+  o.normalize_y = !vm["no-normalize-y"].as<bool>();
   if (vm.count("out")) o.out = vm["out"].as<std::string>();
   return o;
 }
@@ -208,6 +214,14 @@ ReferenceFigures dense_reference(const DistributedGraph& g, const WalkOptions& w
   return out;
 }
 
+// Figures of a fit to standardised targets in the user's units: residuals and predictive sd scale by `scale`,
+// so RMSE scales, the NLPD (a log density) shifts by log(scale), and the coverage stays.
+GpMetrics metrics_to_user(GpMetrics m, const TargetScaling& scaling) {
+  m.rmse *= scaling.scale;
+  m.nlpd += std::log(scaling.scale);
+  return m;
+}
+
 std::string describe_metrics(const GpMetrics& m) {
   return "RMSE " + fmt(m.rmse, 4) + "  NLPD " + fmt(m.nlpd, 4) + "  95% coverage " + fmt(m.coverage, 3);
 }
@@ -277,6 +291,17 @@ int run_gp(const CommandContext& ctx) {
   phi.restrict_rows(data.train);  // CG products touch the training rows only
   attach_training_space(g, data);
   const RowBlockReducer reducer(comm, g.n_global(), g.canonical_index);
+  // The GP is fitted to standardised targets (model units); everything reported goes back to the user's units.
+  const TargetScaling scaling = o.normalize_y ? standardise_targets(reducer, data.y, data.train) : TargetScaling{};
+  LocalObservations model_obs = obs;
+  if (o.normalize_y) {
+    for (std::int64_t i = 0; i < g.n_local(); ++i) {
+      if (data.train(i) != 0) data.y(i) = scaling.to_model(data.y(i));
+      model_obs.y(i) = scaling.to_model(obs.y(i));
+    }
+    log.info("targets     standardised: the GP fits (y - " + fmt(scaling.mean, 6) + ") / " + fmt(scaling.scale, 6) +
+             " (mean and sd of the training targets; --no-normalize-y fits y as given)");
+  }
 
   Timer timer;
   LearningTrace trace;
@@ -285,15 +310,22 @@ int run_gp(const CommandContext& ctx) {
   phi.set_f(parameters.f(p));
   const double learn_seconds = comm.max(timer.seconds());
   const double sigma_f = parameters.sigma_f(p), beta = parameters.beta(p), sigma_n = parameters.sigma_n(p);
-  log.info("theta       sigma_f " + fmt(sigma_f, 5) + "  beta " + fmt(beta, 5) + "  sigma_n " + fmt(sigma_n, 5) + "  (learning " +
-           fmt(learn_seconds, 2) + " s)");
+  log.info("theta       sigma_f " + fmt(sigma_f, 5) + "  beta " + fmt(beta, 5) + "  sigma_n " + fmt(sigma_n, 5) + "  (" +
+           (o.normalize_y ? "of the standardised targets; " : "") + "learning " + fmt(learn_seconds, 2) + " s)");
 
   timer.reset();
-  const GpPrediction prediction = predict_gp(phi, data, sigma_n, test, o.prediction);
+  GpPrediction prediction = predict_gp(phi, data, sigma_n, test, o.prediction);
   const double predict_seconds = comm.max(timer.seconds());
   if (!prediction.converged) log.warn("CG did not reach --cg-tolerance within --cg-max-iterations in prediction");
+  if (o.normalize_y) {
+    prediction.mean = prediction.mean.unaryExpr([&](double v) { return scaling.to_user(v); });
+    prediction.samples = prediction.samples.unaryExpr([&](double v) { return scaling.to_user(v); });
+    prediction.variance = prediction.variance.unaryExpr([&](double v) { return scaling.variance_to_user(v); });
+    prediction.exact_variance = prediction.exact_variance.unaryExpr([&](double v) { return scaling.variance_to_user(v); });
+  }
   const Eigen::VectorXd& variance = o.prediction.exact_variance ? prediction.exact_variance : prediction.variance;
-  const GpMetrics metrics = gp_metrics(reducer, prediction.mean, variance, sigma_n, obs.y, test);
+  // The noise sd in the user's units: the predictive distribution is N(mean, variance + (scale sigma_n)^2).
+  const GpMetrics metrics = gp_metrics(reducer, prediction.mean, variance, o.normalize_y ? scaling.scale * sigma_n : sigma_n, obs.y, test);
   log.info("predict     " + std::to_string(o.prediction.samples) + " pathwise samples, CG " + std::to_string(prediction.cg_iterations) +
            " iterations" + (o.prediction.exact_variance ? ", exact variance CG " + std::to_string(prediction.exact_cg_iterations) : "") +
            " (" + fmt(predict_seconds, 2) + " s)");
@@ -301,8 +333,12 @@ int run_gp(const CommandContext& ctx) {
 
   ReferenceFigures reference;
   if (o.reference) {
-    reference = dense_reference(g, walk, kernel, phi, run.by_length[0], obs, sigma_f, beta, sigma_n, o.sigma_f, kernel.beta,
+    reference = dense_reference(g, walk, kernel, phi, run.by_length[0], model_obs, sigma_f, beta, sigma_n, o.sigma_f, kernel.beta,
                                 o.sigma_n, o.schedule);
+    if (o.normalize_y) {
+      reference.same = metrics_to_user(reference.same, scaling);
+      reference.learned = metrics_to_user(reference.learned, scaling);
+    }
     log.info("reference   exact kernel, same theta: " + describe_metrics(reference.same) + "; KL(GRF || exact) over test nodes " +
              fmt(reference.kl, 4));
     log.info("reference   exact kernel, own theta (sigma_f " + fmt(reference.exact.sigma_f, 4) + ", beta " +
@@ -345,6 +381,10 @@ int run_gp(const CommandContext& ctx) {
     out.set_attribute("/gp/theta", "beta", beta);
     out.set_attribute("/gp/theta", "sigma_n", sigma_n);
     out.set_attribute("/gp/theta", "learn", gp_learn_name(o.learn));
+    // theta refers to the standardised targets (y - y_mean) / y_scale; y_mean 0 and y_scale 1 with --no-normalize-y.
+    out.set_attribute("/gp/theta", "normalize_y", static_cast<std::int64_t>(o.normalize_y));
+    out.set_attribute("/gp/theta", "y_mean", scaling.mean);
+    out.set_attribute("/gp/theta", "y_scale", scaling.scale);
     if (!trace.lml.empty()) {
       out.write_replicated("/gp/theta/trace/lml", trace.lml);
       out.write_replicated("/gp/theta/trace/gradient_norm", trace.gradient_norm);

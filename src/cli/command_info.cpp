@@ -43,7 +43,7 @@ int run_info(const CommandContext& ctx) {
   if (!out_path.empty()) check_output_writable(comm, out_path, command_inputs(ctx.vm));
 
   Timer total_timer;
-  const DistributedGraph g = load_graph(comm, options);
+  const DistributedGraph g = load_command_graph(ctx, options);
   PhaseTimes phases;
   const LoadReport& loaded = g.report;
   phases.add("read", loaded.read_seconds);

@@ -11,7 +11,7 @@ std::vector<std::string> LoadReport::adjustments(std::int64_t edges) const {
   if (gml_directed && !directed)
     out.push_back("the GML file says 'directed 1': its arcs were symmetrised (pagerank --directed keeps them)");
   if (self_loops_dropped > 0) out.push_back("dropped " + std::to_string(self_loops_dropped) + " self-loops");
-  if (self_loops_kept > 0) out.push_back("kept " + std::to_string(self_loops_kept) + " self-loops (--keep-self-loops)");
+  if (self_loops_kept > 0) out.push_back("kept " + std::to_string(self_loops_kept) + " self-loops");
   if (duplicate_arcs_merged > 0)
     out.push_back("merged " + std::to_string(duplicate_arcs_merged) + " duplicate arcs (--duplicates " + duplicate_policy + ")");
   if (reciprocal_pairs > 0)

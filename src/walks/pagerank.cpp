@@ -19,7 +19,7 @@ struct Ranked {  // ascending order = descending rank, ties by canonical index
 };
 }  // namespace
 
-PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, double tolerance, int max_iterations) {
+PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, StepRule step, double tolerance, int max_iterations) {
   const Communicator& comm = *g.comm;
   const auto n_local = static_cast<size_t>(g.n_local());
   const double n = static_cast<double>(g.n_global()), keep = 1.0 - p_halt;
@@ -32,6 +32,12 @@ PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, double to
   std::vector<std::int64_t> slot(g.col.size());
   for (size_t k = 0; k < g.col.size(); ++k) slot[k] = pos[static_cast<size_t>(g.owner(g.col[k]))]++;
 
+  // Out-weight of each row: its arc count for uniform steps, the sum of its arc weights for weighted ones.
+  const bool weighted = step == StepRule::weighted;
+  std::vector<double> out_weight(n_local, 0.0);
+  for (size_t i = 0; i < n_local; ++i)
+    for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) out_weight[i] += weighted ? g.weight[static_cast<size_t>(k)] : 1.0;
+
   PageRankExact out;
   std::vector<double> x(n_local, 1.0 / n), next(n_local);
   std::vector<Contribution> send(g.col.size());
@@ -40,9 +46,10 @@ PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, double to
     for (size_t i = 0; i < n_local; ++i) {
       const auto begin = g.row_ptr[i], end = g.row_ptr[i + 1];
       if (begin == end) dangling += x[i];
-      for (auto k = begin; k < end; ++k)
-        send[static_cast<size_t>(slot[static_cast<size_t>(k)])] = {g.col[static_cast<size_t>(k)],
-                                                                    x[i] / static_cast<double>(end - begin)};
+      for (auto k = begin; k < end; ++k) {
+        const double w = weighted ? g.weight[static_cast<size_t>(k)] : 1.0;
+        send[static_cast<size_t>(slot[static_cast<size_t>(k)])] = {g.col[static_cast<size_t>(k)], x[i] * w / out_weight[i]};
+      }
     }
     auto got = comm.alltoallv(send, counts);
     // Sum each node's in-contributions in ascending order of value: the same bits whatever order they came in.
@@ -67,7 +74,6 @@ PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, double to
 }
 
 PageRankEstimate pagerank_by_walks(const DistributedGraph& g, WalkOptions walk, const Log& log, WalkLimits limits) {
-  walk.step = StepRule::uniform;
   walk.teleport_dangling = true;
   limits.count_endpoints = true;
   WalkResult result = run_walks(g, walk, log, limits);
@@ -81,6 +87,12 @@ PageRankEstimate pagerank_by_walks(const DistributedGraph& g, WalkOptions walk, 
 
 std::int64_t pagerank_default_max_length(double p_halt) {
   return static_cast<std::int64_t>(std::ceil(std::log(1e-12) / std::log1p(-p_halt)));
+}
+
+bool has_arc_weights(const DistributedGraph& g) {
+  bool weighted = false;
+  for (const double w : g.weight) weighted = weighted || w != 1.0;
+  return g.comm->max(static_cast<std::int64_t>(weighted)) > 0;
 }
 
 PageRankComparison compare_pagerank(const DistributedGraph& g, const std::vector<double>& estimate,

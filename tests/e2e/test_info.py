@@ -148,7 +148,7 @@ CASES = {
                               "symmetrised 11 arcs into 8 edges"]),
     "mixed_loops": Case("mixed.edges", MIXED_EDGES, nodes=10, edges=10, components=4, isolated=0, weighted=True,
                         ids=MIXED_IDS, options=["--keep-self-loops"], keep_self_loops=True,
-                        loader=["kept 2 self-loops (--keep-self-loops)",
+                        loader=["kept 2 self-loops",
                                 "merged 2 duplicate arcs (--duplicates max)",
                                 "combined 1 edges listed in both directions (1 with different weights: kept the larger)",
                                 "symmetrised 13 arcs into 10 edges"]),

@@ -1,8 +1,8 @@
 """End-to-end: `graphrf pagerank` and `graphrf couple`.
 
   * pagerank on a directed edge list with a dangling node and repeated arcs, at 1-3 ranks: /pagerank/exact
-    equals a dense numpy solve of networkx's definition (damping 1 - p, weights ignored: P = D_out^-1 A on the
-    arc pattern, dangling rows uniform) to 1e-10; /nodes/id is ascending (canonical order); the estimate is bitwise the
+    equals a dense numpy solve of networkx's definition (damping 1 - p, an unweighted graph: P = D_out^-1 A on
+    the arc pattern, dangling rows uniform; weights and self-loops: test_pagerank_networkx.py) to 1e-10; /nodes/id is ascending (canonical order); the estimate is bitwise the
     same at every rank count; the reported L1 error matches the datasets.
   * couple writes a permutation that `grf --coupling sigma --sigma FILE` reads; its RESULT costs satisfy
     sigma <= identity and sigma <= the mean over permutations.

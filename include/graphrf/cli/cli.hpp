@@ -54,6 +54,9 @@ void check_input_readable(const Communicator& comm, const std::string& option, c
 // --sigma, --pagerank-sigma, --partition file:PATH), for check_output_writable: --out must be none of them.
 std::vector<NamedInput> command_inputs(const po::variables_map& vm);
 
+// The graph of --points (built on the cloud) or of --graph (read or generated); refuses the options of the
+// source not taken. Collective.
+DistributedGraph load_command_graph(const CommandContext& ctx, const GraphOptions& options);
 // The start of every compute command: check that --out can be written (before any work), load and
 // partition the graph, and log the graph.
 DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
