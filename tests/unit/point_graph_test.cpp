@@ -255,9 +255,6 @@ TEST(LocalPointGraph, EqualsBruteForceKnnGraph) {
     }
 }
 
-}  // namespace
-}  // namespace graphrf
-
 // More vertex lines than declared (50 for 40) were read as 40 points without a word.
 TEST(PointReaders, PlyLinesBeyondTheDeclaredCountsAreRefused) {
   const std::string header = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\n";
@@ -274,3 +271,6 @@ TEST(PointReaders, PlyLinesBeyondTheDeclaredCountsAreRefused) {
                                             "1 2\n3 4\n3 0 1 0\n\n");
   EXPECT_EQ(read_point_cloud(fine.path()).coords, (std::vector<double>{1, 2, 3, 4}));
 }
+
+}  // namespace
+}  // namespace graphrf
