@@ -197,6 +197,7 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
   po::options_description desc("graphrf " + name + " options");
   po::variables_map vm;
   bool help = false, dump = false;
+  ConfigOrigins config_origins;
   collective_try(comm, [&] {
     if (!command) {
       std::string names;
@@ -217,7 +218,7 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
           po::command_line_parser(argc - 1, argv + 1).options(desc).style(kNoGuessing).run();
       po::store(parsed, vm);
       check_parsed_arguments(parsed, vm, "");
-      if (vm.count("config")) store_config_file(vm["config"].as<std::string>(), desc, vm);
+      if (vm.count("config")) config_origins = store_config_file(vm["config"].as<std::string>(), desc, vm);
       help = vm.count("help") > 0 || vm.count("version") > 0;
       if (!help) po::notify(vm);
     } catch (const po::error& e) {
@@ -248,7 +249,14 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     explicit ProgressLogScope(const Log& log) { set_phase_progress_log(&log); }
     ~ProgressLogScope() { set_phase_progress_log(nullptr); }
   } progress_scope(log);
-  return command->run(CommandContext{comm, vm, log, command_line, config});
+  try {
+    return command->run(CommandContext{comm, vm, log, command_line, config});
+  } catch (const InputError& e) {
+    // Options are checked where they are used: an INI value is named by its FILE:LINE there too.
+    const std::string origin = config_origin(e.what(), config_origins);
+    if (origin.empty()) throw;
+    throw InputError(origin + ": " + e.what(), e.collective());
+  }
 }
 
 }  // namespace graphrf

@@ -182,6 +182,51 @@ std::vector<std::string> split_list(const std::string& text, char sep) {
   return out;
 }
 
+namespace {
+
+// Each item of a benchmark list option checked as the scalar option checks its value (validate(WalkOptions)).
+void check_list_item(const std::string& option, const std::string& item, const WalkOptions& walk) {
+  try {
+    validate(walk);
+  } catch (const InputError& e) {
+    throw InputError(option + ": item '" + item + "': " + e.what());
+  }
+}
+
+std::vector<std::string> list_items(const po::variables_map& vm, const std::string& name) {
+  const std::vector<std::string> items = split_list(vm[name].as<std::string>(), ',');
+  if (items.empty()) throw InputError("--" + name + ": expected a comma-separated list (got an empty one)");
+  return items;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm) {
+  std::vector<std::int64_t> out;
+  for (const std::string& item : list_items(vm, "walkers-list")) {
+    WalkOptions walk;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.walkers);
+    if (ec != std::errc() || ptr != item.data() + item.size())
+      throw InputError("--walkers-list: item '" + item + "' is not an integer");
+    check_list_item("--walkers-list", item, walk);
+    out.push_back(walk.walkers);
+  }
+  return out;
+}
+
+std::vector<double> p_halt_list_from(const po::variables_map& vm) {
+  std::vector<double> out;
+  for (const std::string& item : list_items(vm, "p-halt-list")) {
+    WalkOptions walk;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.p_halt);
+    if (ec != std::errc() || ptr != item.data() + item.size())
+      throw InputError("--p-halt-list: item '" + item + "' is not a number");
+    check_list_item("--p-halt-list", item, walk);
+    out.push_back(walk.p_halt);
+  }
+  return out;
+}
+
 void add_coupling_options(po::options_description& desc) {
   desc.add_options()
       ("coupling", po::value<std::string>()->default_value("iid"),

@@ -2,6 +2,7 @@
 // on small graphs, dense references (softmax, mask-weighted softmax and linear attention, and the GRF
 // result computed densely).
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/attention/attention_reference.hpp"
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/core/option_error.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/graph/canonical_order.hpp"
@@ -223,6 +225,8 @@ int run_attention_command(const CommandContext& ctx) {
     config.normalizer = vm["on-bad-normalizer"].as<std::string>();
     if (config.normalizer != "auto") parse_bad_normalizer(config.normalizer);
     config.normalizer_eps = vm["normalizer-eps"].as<double>();
+    if (!(config.normalizer_eps >= 0) || !std::isfinite(config.normalizer_eps))
+      throw InputError("--normalizer-eps: must be a finite number >= 0 (got " + format_number(config.normalizer_eps) + ")");
     if (vm.count("qkv") && vm.count("synthetic")) throw InputError("--qkv and --synthetic: give one of them");
     if (vm.count("qkv")) qkv_path = vm["qkv"].as<std::string>();
     if (vm.count("synthetic")) synthetic = parse_ints("--synthetic", vm["synthetic"].as<std::string>());

@@ -87,8 +87,8 @@ int run_bench(const CommandContext& ctx) {
     for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
     sigma = parse_sigma(vm["sigma-permutation"].as<std::string>(), "--sigma-permutation");
     graphs = split_list(vm["graphs"].as<std::string>(), ';');
-    for (const auto& w : split_list(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(w));
-    for (const auto& p : split_list(vm["p-halt-list"].as<std::string>(), ',')) p_values.push_back(std::stod(p));
+    walker_counts = walkers_list_from(vm);
+    p_values = p_halt_list_from(vm);
     for (const auto& g : graphs)
       if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
   });

@@ -30,7 +30,7 @@ int run_bench_attention(const CommandContext& ctx) {
   std::vector<std::int64_t> sizes, walker_counts;
   collective_try(comm, [&] {
     for (const auto& s : split_list(vm["sizes"].as<std::string>(), ',')) sizes.push_back(std::stoll(s));
-    for (const auto& s : split_list(vm["walkers-list"].as<std::string>(), ',')) walker_counts.push_back(std::stoll(s));
+    walker_counts = walkers_list_from(vm);
   });
   const int dim = vm["dim"].as<int>();
   const Log& log = ctx.log;

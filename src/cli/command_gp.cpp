@@ -330,6 +330,7 @@ int run_gp(const CommandContext& ctx) {
            " iterations" + (o.prediction.exact_variance ? ", exact variance CG " + std::to_string(prediction.exact_cg_iterations) : "") +
            " (" + fmt(predict_seconds, 2) + " s)");
   if (metrics.n_test > 0) log.info("test        " + describe_metrics(metrics) + " over " + std::to_string(metrics.n_test) + " nodes");
+  else log.info("test        no test nodes: rmse, nlpd and coverage are NaN");
 
   ReferenceFigures reference;
   if (o.reference) {

@@ -52,7 +52,8 @@ void check_parsed_arguments(const po::parsed_options& parsed, const po::variable
   }
 }
 
-void store_config_file(const std::string& path, const po::options_description& desc, po::variables_map& vm) {
+ConfigOrigins store_config_file(const std::string& path, const po::options_description& desc, po::variables_map& vm) {
+  ConfigOrigins origins;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw InputError("--config " + path + ": is a directory, not an INI file");
@@ -75,6 +76,8 @@ void store_config_file(const std::string& path, const po::options_description& d
       throw InputError(at + "unknown option '" + key + "' (graphrf COMMAND --help lists the options)");
     if (const auto [it, fresh] = first_line.emplace(key, number); !fresh)
       throw InputError(at + "'" + key + "' is given twice (first on line " + std::to_string(it->second) + ")");
+    // The command line wins: only a value this line sets is checked later under its FILE:LINE.
+    if (!vm.count(key) || vm[key].defaulted()) origins[key] = path + ":" + std::to_string(number);
     std::istringstream one(key + " = " + trimmed(text.substr(eq + 1)) + "\n");
     try {
       po::parsed_options parsed = po::parse_config_file(one, desc);
@@ -87,6 +90,14 @@ void store_config_file(const std::string& path, const po::options_description& d
       throw InputError(at + e.what());
     }
   }
+  return origins;
+}
+
+std::string config_origin(const std::string& message, const ConfigOrigins& origins) {
+  if (message.rfind("--", 0) != 0) return {};
+  const std::size_t name_end = message.find_first_of(": ", 2);
+  const auto origin = origins.find(message.substr(2, name_end == std::string::npos ? std::string::npos : name_end - 2));
+  return origin == origins.end() ? std::string() : origin->second;
 }
 
 }  // namespace graphrf

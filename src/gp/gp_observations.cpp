@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <unordered_map>
 
 #include "graphrf/core/counter_rng.hpp"
@@ -37,6 +38,22 @@ bool parse_int(std::string_view s, std::int64_t& out) {
 bool parse_real(std::string_view s, double& out) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && end == s.data() + s.size();
+}
+
+// Observations are squared and summed (residuals, likelihood, CG norms): beyond this magnitude the sums
+// overflow and learning turns the hyperparameters into NaN.
+constexpr double kMaxAbsObservation = 1e100;
+
+std::string too_large(double y) {
+  std::ostringstream text;
+  text << "y = " << y << " is too large (|y| <= 1e100: squares and sums of y must stay finite); rescale the observations";
+  return text.str();
+}
+
+std::string describe_shape(const std::vector<std::uint64_t>& dims) {
+  std::string out;
+  for (const auto d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d);
+  return out.empty() ? "a scalar" : out;
 }
 
 bool is_hdf5(const std::string& path) {
@@ -106,6 +123,10 @@ ObservationFile read_observations(const std::string& path, bool by_name) {
     if (by_name && in.has("/obs/name")) file.id_dataset = "/obs/name";  // names as strings
     for (const std::string& name : {file.id_dataset, std::string("/obs/y")})
       if (!in.has(name)) throw InputError(path + ": no dataset " + name);
+    for (const std::string& name : {file.id_dataset, std::string("/obs/y")})
+      if (const auto dims = in.shape(name); dims.size() != 1)
+        throw InputError(path + ": " + name + " has " + std::to_string(dims.size()) + " dimensions (" + describe_shape(dims) +
+                         "); expected one value per observation (1-D)");
     const auto n = file.id_dataset == "/obs/name" ? in.string_count("/obs/name") : in.shape("/obs/id").at(0);
     if (in.shape("/obs/y").at(0) != n)
       throw InputError(path + ": " + file.id_dataset + " has " + std::to_string(n) + " entries but /obs/y has " +
@@ -122,12 +143,15 @@ ObservationFile read_observations(const std::string& path, bool by_name) {
     for (std::uint64_t k = 0; k < n; ++k) {
       file.line.push_back(static_cast<std::int64_t>(k));
       if (!std::isfinite(file.y[k])) throw InputError(path + " /obs/y[" + std::to_string(k) + "]: y is not finite");
+      if (std::abs(file.y[k]) > kMaxAbsObservation)
+        throw InputError(path + " /obs/y[" + std::to_string(k) + "]: " + too_large(file.y[k]));
     }
   } else {
     read_table(path, 2, "node,y", by_name, [&](std::int64_t id, const std::vector<std::string_view>& f, std::int64_t line, const std::string& where) {
       double y;
       if (!parse_real(f[1], y) || !std::isfinite(y))
         throw InputError(where + ": y '" + std::string(f[1]) + "' is not a finite number");
+      if (std::abs(y) > kMaxAbsObservation) throw InputError(where + ": " + too_large(y));
       file.id.push_back(id);
       if (by_name) file.name.push_back(f[0]);
       file.y.push_back(y);

@@ -75,7 +75,10 @@ GpMetrics gp_metrics(const RowBlockReducer& reducer, const Eigen::VectorXd& mean
   const Eigen::MatrixXd sums = reducer.cross(Eigen::MatrixXd::Ones(mean.size(), 1), terms);
   GpMetrics m;
   m.n_test = static_cast<std::int64_t>(sums(0, 0));
-  if (m.n_test == 0) return m;
+  if (m.n_test == 0) {  // no figure can be computed: NaN, not a perfect-looking 0
+    m.rmse = m.nlpd = m.coverage = std::numeric_limits<double>::quiet_NaN();
+    return m;
+  }
   const double n = sums(0, 0);
   m.rmse = std::sqrt(sums(0, 1) / n);
   m.nlpd = sums(0, 2) / n;

@@ -26,6 +26,9 @@ namespace {
 constexpr double kMaxBeta = 700.0;
 // binom(power, k) stays finite for an integer power <= kMaxPStepPower.
 constexpr double kMaxPStepPower = 1000.0;
+// The largest |alpha_k| of --alpha and |f_k| of --f (alpha = f * f).
+constexpr double kMaxAbsAlpha = 1e100;
+constexpr double kMaxAbsF = 1e50;
 // Relative slack when a radius of convergence may be reached exactly (cosine, odd p-step).
 constexpr double kRadiusSlack = 1e-12;
 
@@ -156,10 +159,17 @@ void check_coefficients(const KernelSpec& s, const char* symbol) {
   if (s.coefficients.empty())
     option_error(coefficient_option(s), "kernel '" + kind + "' needs at least one coefficient " + symbol + "_0, " + symbol +
                                   "_1, ... (got none)");
-  for (std::size_t k = 0; k < s.coefficients.size(); ++k)
+  // Features are sums of f_k (alpha = f * f) and kernels their products: beyond these magnitudes they overflow.
+  const double largest = s.kind == KernelKind::f ? kMaxAbsF : kMaxAbsAlpha;
+  for (std::size_t k = 0; k < s.coefficients.size(); ++k) {
     if (!std::isfinite(s.coefficients[k]))
       option_error(coefficient_option(s),
            std::string(symbol) + "_" + std::to_string(k) + " = " + format_number(s.coefficients[k]) + " is not finite");
+    if (std::abs(s.coefficients[k]) > largest)
+      option_error(coefficient_option(s), std::string(symbol) + "_" + std::to_string(k) + " = " + format_number(s.coefficients[k]) +
+                                              " is too large (|" + symbol + "_k| <= " + format_number(largest) +
+                                              " keeps the features and kernel finite); rescale the series");
+  }
 }
 
 // `what` names alpha_0, e.g. "alpha_0" or "alpha_0 = cos(beta)".

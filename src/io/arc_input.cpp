@@ -17,15 +17,39 @@ namespace graphrf {
 namespace {
 
 
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
+// Checked with stat before opening: opening a FIFO with no writer would block forever, and devices or /proc
+// files have no size to split the file by.
+int open_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw InputError("--graph " + path + ": not a regular file (" + file_kind(st.st_mode) + ")");
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  char byte = 0;
+  if (st.st_size == 0 && ::read(fd, &byte, 1) > 0) {
+    ::close(fd);
+    throw InputError("--graph " + path + ": the file reports size 0 but has content (a /proc or /sys file?); copy it to a regular file first");
+  }
+  return fd;
+}
+
 // RAII file descriptor for pread.
 class InputFile {
  public:
-  explicit InputFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY)) {
-    if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  explicit InputFile(const std::string& path) : path_(path), fd_(open_regular_file(path)) {
     struct stat st {};
-    if (::fstat(fd_, &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (::fstat(fd_, &st) != 0) {
       ::close(fd_);
-      throw InputError(path + ": cannot read: not a regular file");
+      throw InputError(path + ": cannot read: " + std::strerror(errno));
     }
     size_ = st.st_size;
   }

@@ -69,6 +69,22 @@ bool next_line_is_numeric(HeadLines lines) {
   return false;
 }
 
+// A number written with a decimal comma in a blank-separated line ("0<TAB>1<TAB>1,5"): the comma splits it, so
+// the token is followed directly by ',' and a digit while blanks alone separate it from the column before.
+// Returns the number as written ("1,5"), or "" when the token is not such a number.
+std::string_view decimal_comma_number(std::string_view line, std::string_view token) {
+  if (token.empty()) return {};
+  const char* const end = line.data() + line.size();
+  const char* after = token.data() + token.size();
+  if (!(end - after >= 2 && after[0] == ',' && is_digit(after[1]))) return {};
+  const char* before = token.data();
+  while (before > line.data() && is_blank(before[-1])) --before;
+  if (before == token.data() || before == line.data() || before[-1] == ',') return {};
+  const char* number_end = after + 1;
+  while (number_end < end && !is_blank(*number_end) && *number_end != ',') ++number_end;
+  return std::string_view(token.data(), static_cast<std::size_t>(number_end - token.data()));
+}
+
 // Integer mode: a node id that is not an integer names the option that would read it, and under --ids auto
 // the first edge line that made the ids integers.
 [[noreturn]] void throw_not_integer_id(const LineRef& at, std::string_view token, NumberStatus status,
@@ -244,6 +260,10 @@ void parse_edge_list(const FileHeader& header, std::string_view chunk, const Chu
       if (column < weight_column) {
         throw_line_error(at, "too few columns: the weight is column " + std::to_string(weight_column) +
                                  " but the line has " + std::to_string(column));
+      }
+      if (const std::string_view number = decimal_comma_number(t, token); !number.empty()) {
+        throw_line_error(at, "weight '" + excerpt(number) + "' in column " + std::to_string(weight_column) +
+                                 " has a decimal comma, which separates columns: write it with a decimal point");
       }
       w = parse_weight(token, at, weight_where);
     }

@@ -201,6 +201,7 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
     std::string label;
     bool has_label = false;
     bool has_id = false, has_source = false, has_target = false, has_weight = false, weighted_by_value = false;
+    bool has_value_key = false;  // a `value` key was read (it may have lost to `weight`)
     double weight = 1;
   } record;
   bool in_record = false;
@@ -281,13 +282,20 @@ ParsedGml parse_gml_chunk(const FileHeader& header, std::string_view chunk, std:
               }
               return;
             }
+            // A repeated key would leave the edge to whichever comes last: refused.
             if (key == "source") {
+              if (record.has_source) detail::throw_line_error(at, "edge block with a second source");
               record.source = parse_int(value, quoted, at, "source");
               record.has_source = true;
             } else if (key == "target") {
+              if (record.has_target) detail::throw_line_error(at, "edge block with a second target");
               record.target = parse_int(value, quoted, at, "target");
               record.has_target = true;
             } else if ((key == "weight" || key == "value") && header.has_weights) {
+              if (key == "weight" && record.has_weight && !record.weighted_by_value)
+                detail::throw_line_error(at, "edge block with a second weight");
+              if (key == "value" && record.has_value_key) detail::throw_line_error(at, "edge block with a second value");
+              if (key == "value") record.has_value_key = true;
               // `weight` wins over `value` when an edge has both.
               if (key == "value" && record.has_weight && !record.weighted_by_value) return;
               if (quoted) detail::throw_line_error(at, std::string(key) + " '" + detail::excerpt(value) + "' is not a number");

@@ -45,6 +45,7 @@ FileHeader matrix_market_header(std::string_view head, const std::string& file, 
     throw_line_error(banner, "MatrixMarket format '" + excerpt(layout) + "' is not supported (expected 'coordinate')");
   }
   bool pattern = false;
+  header.integer_values = iequals(field, "integer");
   if (iequals(field, "pattern")) {
     pattern = true;
   } else if (iequals(field, "complex")) {
@@ -113,6 +114,12 @@ void parse_matrix_market(const FileHeader& header, std::string_view chunk, const
     }
     const std::int64_t i = parse_id(a, at, "node id", 1, n);
     const std::int64_t j = parse_id(b, at, "node id", 1, n);
+    std::int64_t integer = 0;
+    const NumberStatus as_integer = weights && header.integer_values ? scan_int(value, integer) : NumberStatus::ok;
+    if (as_integer == NumberStatus::invalid || as_integer == NumberStatus::trailing) {
+      throw_line_error(at, "value '" + excerpt(value.substr(0, 40)) +
+                               "' is not an integer, but the banner declares 'integer' values (declare 'real' to read it)");
+    }
     const double w = weights ? parse_weight(value, at) : 1.0;
     add_arc(out, i, j, w, ctx.keep_self_loops);
   });

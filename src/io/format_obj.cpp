@@ -31,6 +31,18 @@ inline bool is_vertex_line(std::string_view line) {
   return t.size() >= 2 && t[0] == 'v' && is_blank(t[1]);
 }
 
+// What follows a vertex index in a reference: "", "/vt", "/vt/vn" or "//vn", with integer vt and vn.
+bool valid_reference_tail(std::string_view tail) {
+  if (tail.empty()) return true;
+  if (tail[0] != '/') return false;
+  tail.remove_prefix(1);
+  const std::size_t slash = tail.find('/');
+  std::int64_t unused = 0;
+  if (slash == std::string_view::npos) return scan_int(tail, unused) == NumberStatus::ok;
+  const std::string_view texture = tail.substr(0, slash), normal = tail.substr(slash + 1);
+  return (texture.empty() || scan_int(texture, unused) == NumberStatus::ok) && scan_int(normal, unused) == NumberStatus::ok;
+}
+
 }  // namespace
 
 FileHeader obj_header(std::string_view head, const std::string& /*file*/, int /*weight_column_option*/) {
@@ -74,6 +86,9 @@ void parse_obj(const FileHeader& header, std::string_view chunk, const ChunkCont
       std::int64_t vertex = 0;
       const NumberStatus status = scan_int(index_text, vertex);
       if (status != NumberStatus::ok) throw_bad_integer(at, "vertex index", token, status);
+      if (!valid_reference_tail(token.substr(index_text.size())))
+        throw_line_error(at, "vertex reference '" + excerpt(token.substr(0, 40)) +
+                                 "' is malformed (expected v, v/vt, v/vt/vn or v//vn with integers)");
       if (vertex < 0) {
         const std::int64_t relative = vertex;
         vertex = seen + 1 + relative;

@@ -1,6 +1,7 @@
 // Error paths and small helpers of the format text scanner (see format_text.hpp).
 #include "format_text.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "graphrf/core/error.hpp"
@@ -100,6 +101,31 @@ void check_not_compressed(const std::string& file, std::string_view head) {
   }
 }
 
+std::size_t find_lone_cr(std::string_view text) {
+  if (text.empty()) return std::string_view::npos;
+  std::size_t at = 0;
+  while (true) {
+    const void* found = std::memchr(text.data() + at, '\r', text.size() - at);
+    if (found == nullptr) return std::string_view::npos;
+    const auto cr = static_cast<std::size_t>(static_cast<const char*>(found) - text.data());
+    if (cr + 1 < text.size() && text[cr + 1] != '\n' && text[cr + 1] != '\r') return cr;
+    at = cr + 1;
+  }
+}
+
+void throw_lone_cr(const std::string& file, std::int64_t first_line, std::string_view text, std::size_t cr) {
+  const std::size_t newline_before = text.rfind('\n', cr);
+  const std::size_t start = newline_before == std::string_view::npos ? 0 : newline_before + 1;
+  const std::size_t newline_after = text.find('\n', cr);
+  const std::size_t end = newline_after == std::string_view::npos ? text.size() : newline_after;
+  const std::string_view line = text.substr(start, end - start);
+  const auto lines_before = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n');
+  const std::int64_t number = first_line + static_cast<std::int64_t>(lines_before);
+  throw_line_error(LineRef{file, number, line},
+                   "a carriage return (CR) inside the line: lines end at LF, so CR line endings would join lines; "
+                   "convert with tr '\\r' '\\n' < FILE > NEW (or dos2unix -c mac)");
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -171,6 +197,8 @@ void throw_bad_weight(const LineRef& at, std::string_view where, std::string_vie
     case NumberStatus::trailing:
       what = "weight " + quoted_token(token) + std::string(where) + " is not a number: trailing " +
              quoted_token(trailing_part(token, false));
+      if (const std::string_view rest = trailing_part(token, false); rest.size() >= 2 && rest[0] == ',' && is_digit(rest[1]))
+        what += " (a decimal comma? write the weight with a decimal point)";
       break;
     case NumberStatus::out_of_range:
       what = "weight " + quoted_token(token) + std::string(where) + " is out of the range of a double";

@@ -37,6 +37,12 @@ std::string excerpt(std::string_view text);
 // Throws InputError when the head starts with the magic bytes of gzip, bzip2, xz, zstd or zip.
 void check_not_compressed(const std::string& file, std::string_view head);
 
+// Offset of the first carriage return followed by something other than CR or LF (npos if none). Lines end at
+// '\n' only, so CR (old Mac) line endings or a stray CR would join lines silently: such a CR is refused.
+std::size_t find_lone_cr(std::string_view text);
+// Throws InputError "FILE:LINE: ... convert with tr" for the line of text[cr]; text's first line is first_line.
+[[noreturn]] void throw_lone_cr(const std::string& file, std::int64_t first_line, std::string_view text, std::size_t cr);
+
 // ---- characters and lines -------------------------------------------------------------------------------
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }

@@ -175,6 +175,8 @@ FileHeader parse_header(GraphFormat format, std::string_view head, const std::st
                      ", which numbers its nodes 1..N");
   }
   detail::check_not_compressed(file_name, head);
+  if (const std::size_t cr = detail::find_lone_cr(head); cr != std::string_view::npos)
+    detail::throw_lone_cr(file_name, 1, head, cr);
   if (format == GraphFormat::gml) {
     FileHeader header;  // the whole file is data; weights from `weight`/`value` unless --weight-column -1
     header.data_offset = static_cast<std::int64_t>(detail::bom_length(head));
@@ -225,6 +227,12 @@ std::int64_t count_records(GraphFormat format, const FileHeader& /*header*/, std
 ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::string_view chunk,
                         const ChunkContext& context) {
   if (format == GraphFormat::gml) throw std::invalid_argument("parse_chunk: GML chunks need parse_gml_chunk");
+  if (const std::size_t cr = detail::find_lone_cr(chunk); cr != std::string_view::npos) {
+    // The lines before the CR's line are parsed first, so the first error is the same however the file is split.
+    const std::size_t newline_before = chunk.rfind('\n', cr);
+    (void)parse_chunk(format, header, chunk.substr(0, newline_before == std::string_view::npos ? 0 : newline_before + 1), context);
+    detail::throw_lone_cr(context.file_name, context.first_line, chunk, cr);
+  }
   ParsedChunk out;
   out.lines = count_lines(chunk);
   // Upper bounds (one arc per line) for the line formats; rough guesses where a line holds many arcs.

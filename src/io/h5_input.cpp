@@ -47,8 +47,20 @@ const char* type_class_name(H5T_class_t c) {
 std::vector<std::uint64_t> H5Input::shape(const std::string& dataset) const {
   if (!has(dataset)) throw InputError(path_ + ": no dataset " + dataset);
   const hid_t id = H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT);
-  if (id < 0) throw InputError(path_ + ": " + dataset + " is not a dataset (a group?); expected a numeric dataset");
-  const h5::Dataset d(id);
+  if (id < 0) {
+    const std::string why = h5::innermost_error();
+    const hid_t group = H5Gopen2(file_.get(), dataset.c_str(), H5P_DEFAULT);
+    if (group >= 0) {
+      H5Gclose(group);
+      throw InputError(path_ + ": " + dataset + " is not a dataset (a group); expected a numeric dataset");
+    }
+    H5Eclear2(H5E_DEFAULT);
+    throw InputError(path_ + ": cannot open dataset " + dataset + ": " + why + " (the file is corrupt or not readable)");
+  }
+  return naming_file([&] { return shape_of_open(h5::Dataset(id), dataset); });
+}
+
+std::vector<std::uint64_t> H5Input::shape_of_open(const h5::Dataset& d, const std::string& dataset) const {
   // Only numbers convert to the int64/double rows the readers return: name anything else here.
   const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
   const H5T_class_t type_class = H5Tget_class(type.get());
@@ -62,26 +74,31 @@ std::vector<std::uint64_t> H5Input::shape(const std::string& dataset) const {
 }
 
 bool H5Input::is_integer(const std::string& dataset) const {
-  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
-  const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
-  return H5Tget_class(type.get()) == H5T_INTEGER;
+  return naming_file([&] {
+    const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+    const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+    return H5Tget_class(type.get()) == H5T_INTEGER;
+  });
 }
 
 void H5Input::read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type,
                         void* out) const {
   const auto dims = shape(dataset);
   if (dims.empty() || end > dims[0] || begin > end) throw InputError(path_ + ": " + dataset + ": bad row range");
-  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
-  const auto file_space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
-  std::vector<hsize_t> start(dims.size(), 0), count(dims.begin(), dims.end());
-  start[0] = begin;
-  count[0] = end - begin;
-  if (count[0] == 0) return;
-  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-            "select rows", dataset);
-  const auto memory_space = h5::Dataspace::checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
-                                                   "create dataspace", dataset);
-  h5::check(H5Dread(d.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out), "read", dataset);
+  naming_file([&] {
+    const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+    const auto file_space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
+    std::vector<hsize_t> start(dims.size(), 0), count(dims.begin(), dims.end());
+    start[0] = begin;
+    count[0] = end - begin;
+    if (count[0] == 0) return;
+    h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+              "select rows", dataset);
+    const auto memory_space = h5::Dataspace::checked(
+        H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), "create dataspace", dataset);
+    // A checksum mismatch (Fletcher32) or a failed decompression surfaces here.
+    h5::check(H5Dread(d.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out), "read", dataset);
+  });
 }
 
 namespace {

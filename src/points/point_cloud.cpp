@@ -101,6 +101,7 @@ PointCloud read_ply_points(const std::string& path) {
   if (line.rfind("ply", 0) != 0) throw InputError(path + ": line 1: not a PLY file (expected 'ply')");
   bool binary = false, in_vertex = false, vertex_seen = false;
   std::int64_t vertices = -1, line_number = 1;
+  std::int64_t later_element_lines = 0;  // ASCII: one line per item of the elements after the vertices
   std::vector<PlyProperty> properties;
   for (;;) {
     if (!std::getline(header, line)) throw InputError(path + ": PLY header has no end_header line");
@@ -120,7 +121,11 @@ PointCloud read_ply_points(const std::string& path) {
       std::string name;
       std::int64_t count = -1;
       words >> name >> count;
-      if (vertex_seen && name != "vertex") { in_vertex = false; continue; }
+      if (vertex_seen && name != "vertex") {
+        in_vertex = false;
+        later_element_lines += std::max<std::int64_t>(count, 0);
+        continue;
+      }
       if (name != "vertex") throw InputError(where + "the vertex element must come first (found '" + name + "')");
       if (count < 0) throw InputError(where + "bad vertex count");
       vertices = count;
@@ -175,6 +180,20 @@ PointCloud read_ply_points(const std::string& path) {
           throw InputError(path + ": line " + std::to_string(line_number) + ": coordinate is NaN or infinite");
         if (p.axis >= 0) cloud.coords[static_cast<size_t>(v * dim + p.axis)] = value;
       }
+      if (std::string extra; words >> extra)
+        throw InputError(path + ": line " + std::to_string(line_number) + ": more than the " +
+                         std::to_string(properties.size()) + " numbers the header declares for a vertex");
+    }
+    // Lines beyond the declared elements mean the header's counts are wrong: refused, not ignored.
+    std::int64_t body_lines = 0;
+    while (std::getline(header, line)) {
+      ++line_number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      if (++body_lines > later_element_lines)
+        throw InputError(path + ": line " + std::to_string(line_number) + ": more lines than the header declares (" +
+                         std::to_string(vertices) + " vertices" +
+                         (later_element_lines > 0 ? " and " + std::to_string(later_element_lines) + " other element lines" : "") +
+                         "); fix the element counts");
     }
   }
   fill_row_ids(cloud);

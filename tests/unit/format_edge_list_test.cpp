@@ -182,3 +182,37 @@ TEST(EdgeList, ColumnsBeyondAnUnweightedFirstLineAreErrors) {
 
 // A first line longer than the 1 MiB head is refused by the loader (the unit helper passes the whole text as the
 // head): tested end to end in tests/e2e/test_bad_input_hostile.py.
+
+// Inputs that were once misread without a word: CR (old Mac) line endings joined every line into one, and a
+// decimal comma in a blank-separated file split the weight ("1,5" read as 1).
+TEST(EdgeList, CrLineEndingsAndDecimalCommasAreRefused) {
+  expect_error(kEL, "0 1\r1 2\r2 0\r", "mac.txt", 1, "a carriage return (CR) inside the line");
+  expect_error(kEL, "0 1\r1 2\r2 0\r", "mac.txt", 1, "tr '\\r' '\\n'");
+  expect_error(kEL, "# c\n0 1\n1 2\r2 0\n", "stray.txt", 3, "carriage return");
+  expect_error(kEL, "0\t1\t2\n1\t2\t1,5\n", "w.tsv", 2, "weight '1,5' in column 3 has a decimal comma");
+  expect_error(kEL, "0 1 0,5\n", "w.txt", 1, "decimal comma");
+  // CSV commas, CRLF and CR CR LF line ends still read as before.
+  EXPECT_EQ(load(kEL, "0,1,5\n1,2,1\n", "w.csv").arcs, (std::vector<Arc>{{0, 1, 5}, {1, 2, 1}}));
+  EXPECT_EQ(load(kEL, "0, 1, 5\r\n1, 2, 1\r\r\n", "w.csv").arcs, (std::vector<Arc>{{0, 1, 5}, {1, 2, 1}}));
+  expect_split_invariant(kEL, "0\t1\t2\n1\t2\t3\n2\t3\t1,5\n", "w.tsv");
+}
+
+// A chunk beyond the format head (the head check cannot see it) refuses a CR the same way, after any error on
+// an earlier line, so the first error does not depend on where the file is split.
+TEST(EdgeList, CrInsideAChunkIsRefusedInLineOrder) {
+  const FileHeader header = parse_header(kEL, "0 1\n", "big.txt");
+  ChunkContext context;
+  context.file_name = "big.txt";
+  context.first_line = 10;
+  const auto error = [&](std::string_view chunk) {
+    try {
+      parse_chunk(kEL, header, chunk, context);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_THAT(error("1 2\n2 3\n3 4\r4 5\n"), HasSubstr("big.txt:12: a carriage return"));
+  EXPECT_THAT(error("1 2\nx 3\n3 4\r4 5\n"), HasSubstr("big.txt:11: node id 'x'"));
+  EXPECT_EQ(error("1 2\r\n2 3\r\n"), "");
+}

@@ -182,3 +182,22 @@ TEST(Gml, LimitsOfTheParallelReaderAreRefusedNamingTheLine) {
   expect("graph [\n node [ id 1 label \"first\nsecond\" ]\n]\n", "net.gml:2: ",
          "strings spanning lines are not supported");
 }
+
+// A repeated key used to leave the edge to whichever came last.
+TEST(Gml, RepeatedEdgeKeysAreRefused) {
+  const auto expect = [](const std::string& file, const std::string& where, const std::string& what) {
+    const std::string message = gml_error(file);
+    EXPECT_EQ(message.rfind(where, 0), 0u) << message;
+    EXPECT_THAT(message, HasSubstr(what));
+    expect_gml_split_invariant(file);
+  };
+  const std::string nodes = "graph [\n node [ id 1 ]\n node [ id 2 ]\n node [ id 3 ]\n";
+  expect(nodes + " edge [\n source 1\n source 3\n target 2\n ]\n]\n", "net.gml:7: ", "edge block with a second source");
+  expect(nodes + " edge [ source 1 target 2 target 3 ]\n]\n", "net.gml:5: ", "edge block with a second target");
+  expect(nodes + " edge [ source 1 target 2\n weight 2\n weight 3 ]\n]\n", "net.gml:7: ", "edge block with a second weight");
+  expect(nodes + " edge [ source 1 target 2 value 2 value 3 ]\n]\n", "net.gml:5: ", "edge block with a second value");
+  // One weight and one value: the weight wins, as before.
+  const GmlLoaded both = load_gml(nodes + " edge [ source 1 target 2 value 2 weight 3 ]\n]\n");
+  ASSERT_EQ(both.arcs.size(), 1u);
+  EXPECT_EQ(both.arcs[0].w, 3);
+}

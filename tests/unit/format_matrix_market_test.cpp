@@ -95,3 +95,12 @@ TEST(MatrixMarket, BadEntriesNameTheLine) {
   expect_error(kMM, head + "1 2 1\n2 1 nan\n", "power.mtx", 6, "is NaN");
   expect_split_invariant(kMM, head + "1 3 1\n2 1 1\n1 1 nan\n", "power.mtx");
 }
+
+TEST(MatrixMarket, IntegerFieldRefusesNonIntegerValues) {
+  const std::string head = "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 3\n";
+  expect_error(kMM, head + "2 1 1.5\n", "i.mtx", 4, "value '1.5' is not an integer, but the banner declares 'integer'");
+  expect_error(kMM, head + "2 1 4x\n", "i.mtx", 4, "is not an integer");
+  expect_split_invariant(kMM, head + "2 1 1.5\n", "i.mtx");
+  // A real file with a decimal comma says so.
+  expect_error(kMM, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1,5\n", "r.mtx", 3, "a decimal comma?");
+}

@@ -83,3 +83,13 @@ TEST(Obj, LoaderMustSetDeclaredNodes) {
   EXPECT_EQ(header.declared_nodes, -1);
   EXPECT_THROW(parse_chunk(kObj, header, kMesh, ChunkContext{"quad.obj", 1, 0, false}), std::invalid_argument);
 }
+
+TEST(Obj, MalformedVertexReferencesAreRefused) {
+  const std::string head = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  expect_error(kObj, head + "f 1/ 2 3\n", "m.obj", 4, "vertex reference '1/' is malformed");
+  expect_error(kObj, head + "f 1 2/x 3\n", "m.obj", 4, "vertex reference '2/x' is malformed");
+  expect_error(kObj, head + "f 1 2 3/1/\n", "m.obj", 4, "vertex reference '3/1/' is malformed");
+  expect_error(kObj, head + "f 1 2 3//\n", "m.obj", 4, "vertex reference '3//' is malformed");
+  expect_error(kObj, head + "l 1 2x\n", "m.obj", 4, "vertex index '2x' is not an integer");
+  EXPECT_EQ(load(kObj, head + "f 1/1 2/1/1 3//1\n", "ok.obj").arcs.size(), 3u);
+}

@@ -255,5 +255,22 @@ TEST(LocalPointGraph, EqualsBruteForceKnnGraph) {
     }
 }
 
+// More vertex lines than declared (50 for 40) were read as 40 points without a word.
+TEST(PointReaders, PlyLinesBeyondTheDeclaredCountsAreRefused) {
+  const std::string header = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\n";
+  const PointFile extra("extra.ply", header + "end_header\n1 2\n3 4\n5 6\n");
+  EXPECT_NE(error_of(extra.path()).find("extra.ply: line 9: more lines than the header declares (2 vertices)"),
+            std::string::npos) << error_of(extra.path());
+  const PointFile faces("faces.ply", header + "element face 1\nproperty list uchar int vertex_indices\nend_header\n"
+                                               "1 2\n3 4\n3 0 1 0\n3 0 1 1\n");
+  EXPECT_NE(error_of(faces.path()).find("line 12: more lines than the header declares (2 vertices and 1 other"),
+            std::string::npos) << error_of(faces.path());
+  const PointFile wide("wide.ply", header + "end_header\n1 2\n3 4 5\n");
+  EXPECT_NE(error_of(wide.path()).find("line 8: more than the 2 numbers"), std::string::npos) << error_of(wide.path());
+  const PointFile fine("fine.ply", header + "element face 1\nproperty list uchar int vertex_indices\nend_header\n"
+                                            "1 2\n3 4\n3 0 1 0\n\n");
+  EXPECT_EQ(read_point_cloud(fine.path()).coords, (std::vector<double>{1, 2, 3, 4}));
+}
+
 }  // namespace
 }  // namespace graphrf

@@ -3,6 +3,7 @@
 // wins), --dump-config and --quiet, shared by every command.
 #include <boost/program_options.hpp>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,14 +65,25 @@ DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOp
 
 // The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
 std::vector<std::string> split_list(const std::string& text, char sep);
+// The benchmarks' --walkers-list and --p-halt-list: each item checked as --walkers and --p-halt check theirs
+// (InputError naming the list option and the item).
+std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm);
+std::vector<double> p_halt_list_from(const po::variables_map& vm);
 
 // Refuses what Boost would accept silently: stray positional words and a sign on unsigned options (-1 would
 // become 2^64 - 1). `where` prefixes the message (e.g. "FILE:LINE: " for INI lines, "" for the command line).
 void check_parsed_arguments(const po::parsed_options& parsed, const po::variables_map& vm, const std::string& where);
 
+// Where each option an INI file set comes from: option name -> "FILE:LINE".
+using ConfigOrigins = std::map<std::string, std::string>;
+
 // Stores the options of an INI file into vm (the command line, stored first, wins). Every error names
 // FILE:LINE: unknown options, lines that are not 'name = value', sections, repeated keys, invalid values.
-void store_config_file(const std::string& path, const po::options_description& desc, po::variables_map& vm);
+// Returns the origins of the values it set, for the checks commands make later (config_origin).
+ConfigOrigins store_config_file(const std::string& path, const po::options_description& desc, po::variables_map& vm);
+
+// For an error message "--NAME..." about an option the INI file set: that line's "FILE:LINE" ("" otherwise).
+std::string config_origin(const std::string& message, const ConfigOrigins& origins);
 
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);

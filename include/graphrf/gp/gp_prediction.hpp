@@ -45,7 +45,7 @@ struct GpMetrics {
   double nlpd = 0;      // mean negative log predictive density
   double coverage = 0;  // share of test values inside the central 95% predictive interval
 };
-// Collective; y holds the observed values of this rank's test nodes (others ignored).
+// Collective; y holds the observed values of this rank's test nodes (others ignored). No test nodes: NaN figures.
 GpMetrics gp_metrics(const RowBlockReducer& reducer, const Eigen::VectorXd& mean, const Eigen::VectorXd& variance,
                      double sigma_n, const Eigen::VectorXd& y, const Eigen::VectorXd& test);
 

@@ -69,6 +69,7 @@ struct FileHeader {                      // trivially copyable (it is broadcast 
                                          // are 1..declared_nodes. obj: the loader sets the global 'v' count.
   std::int64_t declared_entries = -1;    // mtx nnz, metis undirected edge count m, dimacs arc count (-1 if none)
   bool symmetric = false;                // mtx 'symmetric' (entries are returned as stored, not mirrored)
+  bool integer_values = false;           // mtx 'integer': every value must be written as an integer
   bool has_weights = false;              // weights are read from the data (else every arc has w = 1)
   int weight_column = 0;                 // edge lists: 1-based column holding the weight (0 = unweighted)
   int metis_ncon = 0;                    // metis: number of vertex weights per line to skip

@@ -27,6 +27,17 @@ class H5Input {
 
  private:
   void read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type, void* out) const;
+  std::vector<std::uint64_t> shape_of_open(const h5::Dataset& d, const std::string& dataset) const;
+  // Runs f: an HDF5 failure inside the opened file (a corrupt object header, a checksum mismatch on read) becomes
+  // an InputError naming the file.
+  template <class F>
+  auto naming_file(F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const Hdf5Error& e) {
+      throw InputError(path_ + ": " + e.what() + " (the file is corrupt or not readable)");
+    }
+  }
   std::string path_;
   h5::File file_;
 };
