@@ -104,4 +104,30 @@ std::vector<std::int64_t> H5Input::read_rows_int64(const std::string& dataset, s
   return out;
 }
 
+NodeNames H5Input::read_rows_fixed_strings(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const {
+  if (!has(dataset)) throw InputError(path_ + ": no dataset " + dataset);
+  const auto d = h5::Dataset::checked(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), "open dataset", dataset);
+  const auto type = h5::Datatype::checked(H5Dget_type(d.get()), "get type", dataset);
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
+    throw InputError(path_ + ": " + dataset + " must hold fixed-length strings (as graphrf writes /nodes/name)");
+  const std::size_t width = H5Tget_size(type.get());
+  const auto file_space = h5::Dataspace::checked(H5Dget_space(d.get()), "get dataspace", dataset);
+  hsize_t rows = 0;
+  if (H5Sget_simple_extent_ndims(file_space.get()) != 1) throw InputError(path_ + ": " + dataset + " must be 1-dimensional");
+  h5::check(H5Sget_simple_extent_dims(file_space.get(), &rows, nullptr), "get dims", dataset);
+  if (end > rows || begin > end) throw InputError(path_ + ": " + dataset + ": bad row range");
+  NodeNames names;
+  if (end == begin) return names;
+  std::vector<char> bytes((end - begin) * width);
+  const hsize_t start = begin, count = end - begin;
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select rows", dataset);
+  const auto memory_space = h5::Dataspace::checked(H5Screate_simple(1, &count, nullptr), "create dataspace", dataset);
+  h5::check(H5Dread(d.get(), type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, bytes.data()), "read", dataset);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string_view padded(bytes.data() + i * width, width);
+    names.push_back(padded.substr(0, padded.find('\0')));
+  }
+  return names;
+}
+
 }  // namespace graphrf

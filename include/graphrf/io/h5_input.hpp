@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graphrf/io/h5_handle.hpp"
+#include "graphrf/io/node_names.hpp"
 
 namespace graphrf {
 
@@ -19,6 +20,8 @@ class H5Input {
   // Rows [begin, end) of a dataset (all trailing dimensions), converted to double or int64.
   std::vector<double> read_rows_double(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::int64_t> read_rows_int64(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
+  // Rows [begin, end) of a 1-d dataset of fixed-length strings (as /nodes/name is written), NUL padding removed.
+  NodeNames read_rows_fixed_strings(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
 
  private:
   void read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type, void* out) const;
