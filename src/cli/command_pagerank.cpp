@@ -63,12 +63,17 @@ int run_pagerank(const CommandContext& ctx) {
     if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
   });
   const Log& log = ctx.log;
-  Timer total;
+  Timer total, phase;
+  PhaseTimes phases;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
+  phases.add("load", phase.seconds());
+  phase.reset();
   log.info("pagerank    damping " + fmt(1 - walk.p_halt, 3) + ", " + std::to_string(walk.walkers) + " walkers per node, coupling " +
            coupling_name(walk.coupling) + ", max-length " + std::to_string(walk.max_length));
   const PageRankEstimate estimate = pagerank_by_walks(g, walk, log);
   const WalkStatistics& s = estimate.walks;
+  phases.add("walk", phase.seconds());
+  phase.reset();
   log.info("walks       " + std::to_string(s.walkers) + " walkers, " + std::to_string(s.hops) + " hops (" +
            std::to_string(s.teleports) + " teleports from dangling nodes), " + std::to_string(s.truncated) +
            " truncated at max-length, " + fmt(s.walk_seconds, 3) + " s");
@@ -88,6 +93,8 @@ int run_pagerank(const CommandContext& ctx) {
              bound + ", " + fmt(timer.seconds(), 3) + " s");
     log.info("error       L1 " + fmt(cmp.l1_error, 6) + ", max relative " + fmt(cmp.max_relative_error, 6) + ", top-" +
              std::to_string(cmp.top_size) + " overlap " + std::to_string(cmp.top_overlap));
+    phases.add("reference", phase.seconds());
+    phase.reset();
     result << " l1_error=" << fmt(cmp.l1_error, 8) << " max_relative_error=" << fmt(cmp.max_relative_error, 8)
            << " top_overlap=" << cmp.top_overlap << " reference_iterations=" << exact.iterations;
   }
@@ -111,7 +118,9 @@ int run_pagerank(const CommandContext& ctx) {
     }
     out.commit();
     log.info("wrote       " + out_path + " (rows in ascending node id order)");
+    phases.add("write", phase.seconds());
   }
+  log.info(phases.line(total.seconds()));
   print_run_summary(log, comm, total.seconds());
   return 0;
 }
