@@ -191,14 +191,14 @@ void check_whole_file_options(const std::string& path, GraphFormat format, const
     throw InputError("--ids string applies only to edge lists; " + path + " is read as " + format_name(format));
 }
 
-// Runs fn; an InputError it throws gets the --format hint appended.
+// Runs fn; an InputError it throws gets the --format hint appended (and stays collective if it was).
 template <class F>
 auto with_hint(const std::string& hint, F&& fn) {
   try {
     return fn();
   } catch (const InputError& e) {
     if (hint.empty()) throw;
-    throw InputError(e.what() + hint);
+    throw InputError(e.what() + hint, e.collective());
   }
 }
 
@@ -248,7 +248,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
         header = parse_header(format, head, path, options.weight_column, options.ids);
       }
     } catch (const InputError& e) {
-      throw InputError(e.what() + hint);
+      throw InputError(e.what() + hint, e.collective());
     }
   });
   comm.broadcast(format);

@@ -225,6 +225,9 @@ def test_format_errors_name_the_fix():
         cloud = e2e.write(d, "cloud.ply", "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
                                           "property float y\nproperty float z\nend_header\n0 0 0\n1 1 1\n")
         bad_off = e2e.write(d, "bad.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n")
+        good_off = os.path.join(d, "good.off")
+        with open(good_off, "wb") as f:
+            f.write(off_text())
         short_ply = os.path.join(d, "short.ply")
         with open(short_ply, "wb") as f:
             f.write(ply_binary("little")[:-12])
@@ -246,6 +249,11 @@ def test_format_errors_name_the_fix():
                              "--points", directory=d)
             e2e.expect_error(np_, ["info", "--graph", bad_off, "--out", "{out}"],
                              "bad.off:6: vertex index 3 out of range", directory=d)
+            e2e.expect_error(np_, ["info", "--graph", good_off, "--format", "ply", "--out", "{out}"],
+                             "good.off:1: a PLY file starts with the line 'ply'",
+                             "it looks like off (first word 'OFF'): try --format off", directory=d)
+            e2e.expect_error(np_, ["info", "--graph", edges, "--format", "hdf5", "--out", "{out}"],
+                             "edges.txt: not an HDF5 file", "try --format edgelist", directory=d)
             e2e.expect_error(np_, ["info", "--graph", short_ply, "--out", "{out}"],
                              "short.ply: the data ends inside", "truncated", directory=d)
 
