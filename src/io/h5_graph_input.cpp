@@ -35,7 +35,7 @@ ArcInput read_h5_graph(const Communicator& comm, const GraphOptions& options, co
   const std::string& path = options.graph;
   std::optional<H5Input> file;
   std::int64_t n = 0, entries = 0;
-  bool has_ids = false, has_names = false;
+  bool has_ids = false, has_names = false, normalized = false;
   collective_try(comm, [&] {
     file.emplace(path);
     if (!file->has("/graph/indptr") || !file->has("/graph/indices") || !file->has("/graph/data")) {
@@ -54,6 +54,7 @@ ArcInput read_h5_graph(const Communicator& comm, const GraphOptions& options, co
       throw InputError(path + ": /nodes/id has " + std::to_string(length_of(*file, "/nodes/id")) + " rows but /graph " +
                        std::to_string(n));
     has_names = file->has("/nodes/name");
+    normalized = file->string_attribute("/graph", "weights") == "normalized";
   });
   const double need = (kLoadBytesPerNode * static_cast<double>(n) + kLoadBytesPerEntry * static_cast<double>(entries)) /
                       comm.size();
@@ -131,6 +132,7 @@ ArcInput read_h5_graph(const Communicator& comm, const GraphOptions& options, co
   report.self_loops_dropped = comm.sum(self_loops);
   report.arcs_read = comm.sum(static_cast<std::int64_t>(input.arcs.size())) + report.self_loops_dropped;
   report.weighted = comm.max(weighted ? 1 : 0) == 1;
+  report.normalized_graph = normalized && options.weight_column != -1;
   report.string_ids = has_names && comm.min(ids_are_indices ? 1 : 0) == 1;
   report.read_seconds = comm.max(timer.seconds());
   return input;

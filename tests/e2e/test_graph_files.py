@@ -63,8 +63,11 @@ def test_hdf5_graph_round_trip():
         normalized = os.path.join(d, "normalized.h5")
         e2e.run(1, ["info", "--graph", source, "--out", normalized])
         raw_of_normalized = os.path.join(d, "raw_of_normalized.h5")
-        e2e.run(2, ["info", "--graph", normalized, "--weights", "raw", "--out", raw_of_normalized])
+        r = e2e.run(2, ["info", "--graph", normalized, "--weights", "raw", "--out", raw_of_normalized])
         assert same_arrays(h5_graph(raw_of_normalized)[0], h5_graph(normalized)[0])
+        assert any("written with --weights normalized" in line for line in r.lines_starting("loader")), r.stdout
+        r = e2e.run(2, ["info", "--graph", first])  # raw weights: nothing to say
+        assert not any("normalized" in line for line in r.lines_starting("loader")), r.stdout
 
 
 def test_hdf5_graph_of_names_round_trip():

@@ -20,6 +20,9 @@ class H5Input {
   // Rows [begin, end) of a dataset (all trailing dimensions), converted to double or int64.
   std::vector<double> read_rows_double(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::int64_t> read_rows_int64(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
+  // A scalar string attribute of an object (variable- or fixed-length, as graphrf and h5py write them); "" when
+  // the object has no such attribute or it is not a string.
+  std::string string_attribute(const std::string& object, const std::string& name) const;
   // Rows [begin, end) of a 1-d dataset of fixed-length strings (as /nodes/name is written), NUL padding removed.
   NodeNames read_rows_fixed_strings(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
 
