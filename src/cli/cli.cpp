@@ -77,7 +77,7 @@ void add_graph_options(po::options_description& desc) {
   group.add_options()
       ("graph", po::value<std::string>()->default_value("grid:32x32"),
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
-      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml")
+      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml|ply|off|stl|hdf5 (graphrf's own /graph)")
       ("partition", po::value<std::string>()->default_value("block"), "block|metis|ptscotch|file:PATH")
       ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")

@@ -96,14 +96,21 @@ int run_couple(const CommandContext& ctx) {
     if (vm.count("out")) out_path = vm["out"].as<std::string>();
   });
   const Log& log = ctx.log;
-  Timer total;
+  Timer total, phase;
+  PhaseTimes phases;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);  // checks --out first
+  phases.add("load", phase.seconds());
+  phase.reset();
   bind_walk_weights(log, g, o.walk, o.kernel);
   o.start_every = std::max<std::int64_t>(1, g.n_global() / start_nodes);
   log.info(std::string("couple      target ") + (o.target == SigmaTarget::kernel ? describe(o.kernel) : "pagerank") +
            ", p_halt " + fmt(o.walk.p_halt, 3) + ", m " + std::to_string(o.order) + ", S " + std::to_string(o.samples) +
            " walks per quantile from every " + std::to_string(o.start_every) + "th node");
   const SigmaLearningResult r = learn_sigma(g, o, log);
+  phases.add("walk", r.walk_seconds);
+  phases.add("cost", r.cost_seconds);
+  phases.add("assignment", r.solve_seconds);
+  phase.reset();
   log.info("couple      " + std::to_string(r.start_nodes) + " start nodes, walks " + fmt(r.walk_seconds, 3) +
            " s, cost matrix " + fmt(r.cost_seconds, 3) + " s, assignment " + fmt(r.solve_seconds, 5) + " s");
   log.info("sigma       " + permutation_text(r.sigma));
@@ -136,7 +143,9 @@ int run_couple(const CommandContext& ctx) {
         throw InputError("--out " + out_path + ": cannot create file: " + error);
     });
     log.info("wrote       " + out_path);
+    phases.add("write", phase.seconds());
   }
+  log.info(phases.line(total.seconds()));
   print_run_summary(log, comm, total.seconds());
   return 0;
 }

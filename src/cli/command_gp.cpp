@@ -248,8 +248,11 @@ int run_gp(const CommandContext& ctx) {
     walk = walk_options_from(ctx.vm);
     o = gp_options_from(ctx.vm, kernel, walk);
   });
-  Timer total;
+  Timer total, phase;
+  PhaseTimes phases;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, o.out);
+  phases.add("load", phase.seconds());
+  phase.reset();
   bind_walk_weights(log, g, walk, kernel);
   if (o.reference) check_dense_size(g, "--reference: the exact-kernel GP");
   log.info("kernel      sigma_f^2 x " + describe(kernel) + ", noise sigma_n = " + fmt(o.sigma_n, 4) + " (starting values), learn " +
@@ -257,6 +260,7 @@ int run_gp(const CommandContext& ctx) {
 
   // Walk once; every hyperparameter value reuses the length-resolved M_t.
   const GrfRun run = compute_grf(g, kernel, walk, GrfEstimator::symmetric, log);
+  phases.add("walk", phase.seconds());
   GrfFeatureOperator phi(g, run.by_length[0]);
   const GpParameters parameters(kernel, o.learn, phi.n_lengths(), o.sigma_f, o.sigma_n);
   LocalObservations obs;
@@ -332,8 +336,16 @@ int run_gp(const CommandContext& ctx) {
   if (metrics.n_test > 0) log.info("test        " + describe_metrics(metrics) + " over " + std::to_string(metrics.n_test) + " nodes");
   else log.info("test        no test nodes: rmse, nlpd and coverage are NaN");
 
+  phases.add("learn", learn_seconds);
+  phases.add("predict", predict_seconds);
   ReferenceFigures reference;
   if (o.reference) {
+    phase.reset();
+    const double n = static_cast<double>(g.n_global());
+    log.info("reference   exact-kernel GP on rank 0: the dense " + std::to_string(g.n_global()) + " x " +
+             std::to_string(g.n_global()) + " kernel (" + fmt(8e-6 * n * n, 1) + " MB a matrix) by eigendecomposition, then " +
+             std::to_string(o.schedule.iterations) + " Adam steps, each a Cholesky of the " + std::to_string(obs.n_train) +
+             " training rows");
     reference = dense_reference(g, walk, kernel, phi, run.by_length[0], model_obs, sigma_f, beta, sigma_n, o.sigma_f, kernel.beta,
                                 o.sigma_n, o.schedule);
     if (o.normalize_y) {
@@ -344,6 +356,7 @@ int run_gp(const CommandContext& ctx) {
              fmt(reference.kl, 4));
     log.info("reference   exact kernel, own theta (sigma_f " + fmt(reference.exact.sigma_f, 4) + ", beta " +
              fmt(reference.exact.beta, 4) + ", sigma_n " + fmt(reference.exact.sigma_n, 4) + "): " + describe_metrics(reference.learned));
+    phases.add("reference", phase.seconds());
   }
 
   std::ostringstream result;
@@ -360,6 +373,7 @@ int run_gp(const CommandContext& ctx) {
            << " exact_learned_sigma_n=" << fmt(reference.exact.sigma_n, 6);
   log.result(result.str());
 
+  phase.reset();
   if (!o.out.empty()) {
     H5Output out(comm, o.out);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, walk.seed);
@@ -414,7 +428,9 @@ int run_gp(const CommandContext& ctx) {
     }
     out.commit();
     log.info("wrote       " + o.out);
+    phases.add("write", phase.seconds());
   }
+  log.info(phases.line(total.seconds()));
   print_run_summary(log, comm, total.seconds());
   return 0;
 }

@@ -94,9 +94,17 @@ int run_grf(const CommandContext& ctx) {
   const LengthResolvedRows length_resolved = ctx.vm["by-length"].as<bool>() ? LengthResolvedRows::keep : LengthResolvedRows::drop;
   const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, ensembles(estimator), length_resolved);
   log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: one entry per visit)");
-  check_memory_fits(comm, comm.max(estimate.total()), memory_limit_per_rank(comm, graph_options.memory_limit),
+  // The dense reference runs on rank 0 after the walks, next to the GRF rows: counted with them.
+  const double reference_bytes = dense_reference_bytes(reference, g.n_global());
+  if (reference_bytes > 0)
+    log.info("memory      dense reference on rank 0: " + fmt(reference_bytes / kMiB, 1) + " MiB more (" +
+             fmt(kDenseReferenceMatrices, 0) + " matrices of " + std::to_string(g.n_global()) + " x " +
+             std::to_string(g.n_global()) + " doubles)");
+  check_memory_fits(comm, comm.max(estimate.total() + (comm.is_root() ? reference_bytes : 0.0)),
+                    memory_limit_per_rank(comm, graph_options.memory_limit),
                     "walking (" + std::to_string(walk.walkers) + " walkers per node, " +
-                        (walk.fixed_length ? "exactly " + std::to_string(walk.max_length) + " hops" : "p_halt " + fmt(walk.p_halt)) + ")");
+                        (walk.fixed_length ? "exactly " + std::to_string(walk.max_length) + " hops" : "p_halt " + fmt(walk.p_halt)) + ")" +
+                        (reference_bytes > 0 ? " and the dense reference on rank 0" : ""));
   const RunPhase walking("walking " + graph_options.graph);
   const GrfRun run = compute_grf(g, kernel, walk, estimator, log, WalkLimits{}, length_resolved);
   const NnzSummary nnz = nnz_per_row(comm, run.phi[0]);

@@ -72,8 +72,11 @@ int run_pagerank(const CommandContext& ctx) {
     if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
   });
   const Log& log = ctx.log;
-  Timer total;
+  Timer total, phase;
+  PhaseTimes phases;
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
+  phases.add("load", phase.seconds());
+  phase.reset();
   // What the loader changed decides which PageRank this is (networkx reads the file as given).
   const auto adjustments = g.report.adjustments(g.n_edges_global);
   if (adjustments.empty()) log.info("loader      no adjustments");
@@ -91,6 +94,8 @@ int run_pagerank(const CommandContext& ctx) {
            (weighted ? "the arc weights" : "the arc pattern") + (g.report.directed ? " (directed)" : " (symmetrised)"));
   const PageRankEstimate estimate = pagerank_by_walks(g, walk, log);
   const WalkStatistics& s = estimate.walks;
+  phases.add("walk", phase.seconds());
+  phase.reset();
   log.info("walks       " + std::to_string(s.walkers) + " walks (" + std::to_string(walk.walkers) + " walkers per node), " + std::to_string(s.hops) + " hops (" +
            std::to_string(s.teleports) + " teleports from dangling nodes), " + std::to_string(s.truncated) +
            " truncated at max-length, " + fmt(s.walk_seconds, 3) + " s");
@@ -110,6 +115,8 @@ int run_pagerank(const CommandContext& ctx) {
              bound + ", " + fmt(timer.seconds(), 3) + " s");
     log.info("error       L1 " + fmt(cmp.l1_error, 6) + ", max relative " + fmt(cmp.max_relative_error, 6) + ", top-" +
              std::to_string(cmp.top_size) + " overlap " + std::to_string(cmp.top_overlap));
+    phases.add("reference", phase.seconds());
+    phase.reset();
     result << " l1_error=" << fmt(cmp.l1_error, 8) << " max_relative_error=" << fmt(cmp.max_relative_error, 8)
            << " top_overlap=" << cmp.top_overlap << " reference_iterations=" << exact.iterations;
   }
@@ -134,7 +141,9 @@ int run_pagerank(const CommandContext& ctx) {
     }
     out.commit();
     log.info("wrote       " + out_path + " (rows in ascending node id order)");
+    phases.add("write", phase.seconds());
   }
+  log.info(phases.line(total.seconds()));
   print_run_summary(log, comm, total.seconds());
   return 0;
 }

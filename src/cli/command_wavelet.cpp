@@ -163,7 +163,7 @@ int run_wavelet(const CommandContext& ctx) {
   }
   if (reference.enabled) phases.add("reference", phase.seconds());
   std::ostringstream line;
-  line << "nodes=" << g.n_global() << " rank=" << result.rank << " oversample=" << result.oversample
+  line << "nodes=" << g.n_global() << " embedding_dim=" << result.rank << " oversample=" << result.oversample
        << " lambda_k=" << result.lambda_k << " seconds=" << fmt(seconds, 4);
   if (reference.enabled && dense)
     line << " spectral_error=" << e.spectral << " best_spectral_error=" << e.best_spectral << " frobenius_error=" << e.frobenius

@@ -5,6 +5,7 @@
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/gp/gp_parameters.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 
 namespace graphrf {
 
@@ -90,7 +91,11 @@ DenseLearning learn_dense_gp(const ExactGpKernel& kernel, const Eigen::VectorXd&
   AdamAscent adam(schedule, 3);
   const Eigen::VectorXd yx = select(y, train);
   DenseLearning out;
+  // Each step factors and inverts the T x T training system: minutes for a few thousand training nodes.
+  PhaseProgress progress("reference   exact-kernel GP: Adam steps on " + std::to_string(train.size()) + " training nodes",
+                         schedule.iterations);
   for (int it = 0; it < schedule.iterations; ++it) {
+    progress.step(it);
     const double sf = std::exp(p(0)), b = std::exp(p(1)), sn = std::exp(p(2));
     const Eigen::MatrixXd k = kernel.matrix(sf, b);
     const Eigen::MatrixXd a = training_system(k, train, sn);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -11,6 +12,7 @@
 #include "graphrf/io/gml_format.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
+#include "whole_file_input.hpp"
 
 namespace graphrf {
 
@@ -204,6 +206,26 @@ ParsedGml parse_gml_share(const Communicator& comm, const std::string& path, con
   return parsed;
 }
 
+// Options that only text formats take, refused for the formats read whole.
+void check_whole_file_options(const std::string& path, GraphFormat format, const GraphOptions& options) {
+  if (options.weight_column > 0)
+    throw InputError("--weight-column " + std::to_string(options.weight_column) + " applies only to edge lists; " + path +
+                     " is read as " + format_name(format));
+  if (options.ids == IdMode::string)
+    throw InputError("--ids string applies only to edge lists; " + path + " is read as " + format_name(format));
+}
+
+// Runs fn; an InputError it throws gets the --format hint appended (and stays collective if it was).
+template <class F>
+auto with_hint(const std::string& hint, F&& fn) {
+  try {
+    return fn();
+  } catch (const InputError& e) {
+    if (hint.empty()) throw;
+    throw InputError(e.what() + hint, e.collective());
+  }
+}
+
 }  // namespace
 
 std::string read_line_aligned_share(const std::string& path, std::int64_t data_offset, std::int64_t file_size, int rank,
@@ -226,6 +248,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   FileHeader header;
   std::string reason;
   std::int64_t file_size = 0;
+  std::string hint;  // with --format: what the file looks like instead, appended to its errors
   // Rank 0 reads the head, picks the format and parses the header; every rank agrees on success or failure.
   collective_try(comm, [&] {
     if (path.empty()) throw InputError("--graph: no graph given (a file, grid:RxC or random:N:MEAN_DEGREE[:SEED])");
@@ -240,13 +263,25 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
     } else {
       format = parse_format_name(options.format);
       reason = "--format";
+      hint = format_hint(path, head, format);
     }
-    header = parse_header(format, head, path, options.weight_column, options.ids);
+    try {
+      if (is_whole_file_format(format)) {
+        check_whole_file_options(path, format, options);
+      } else {
+        header = parse_header(format, head, path, options.weight_column, options.ids);
+      }
+    } catch (const InputError& e) {
+      throw InputError(e.what() + hint, e.collective());
+    }
   });
   comm.broadcast(format);
+  comm.broadcast(hint);
+  comm.broadcast(reason);
+  if (format == GraphFormat::hdf5) return with_hint(hint, [&] { return detail::read_h5_graph(comm, options, reason); });
+  if (is_whole_file_format(format)) return with_hint(hint, [&] { return detail::read_mesh(comm, options, format, reason); });
   comm.broadcast(header);
   comm.broadcast(file_size);
-  comm.broadcast(reason);
   check_declared_size_fits(comm, path, header, options.memory_limit);
   // Reading and parsing is one step per rank (no loop to report from): large files say when it starts and ends.
   constexpr std::int64_t kSlowFileBytes = std::int64_t{1} << 28;
@@ -272,7 +307,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   collective_try(comm, [&] {
     if (format == GraphFormat::metis && total_records < header.declared_nodes)
       throw InputError(path + ": the header declares " + std::to_string(header.declared_nodes) + " vertices but only " +
-                       std::to_string(total_records) + " vertex lines follow");
+                       std::to_string(total_records) + " vertex lines follow" + hint);
   });
 
   ParsedChunk parsed;
@@ -286,7 +321,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
     input.listed_node_labels = std::move(gml.labels);
     input.report.gml_directed = comm.max(gml.directed ? 1 : 0) == 1;
   } else {
-    collective_try(comm, [&] { parsed = parse_chunk(format, header, chunk, context); });
+    collective_try(comm, [&] { with_hint(hint, [&] { parsed = parse_chunk(format, header, chunk, context); }); });
   }
   std::string().swap(chunk);
   const std::int64_t arcs_listed = comm.sum(static_cast<std::int64_t>(parsed.arcs.size()) + parsed.self_loops_dropped);
@@ -313,6 +348,11 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
   report.skipped_header_line = header.skipped_header_line;
   report.declared_nodes = header.declared_nodes;
   report.weighted = header.has_weights;
+  // GML edges carry a weight only where they say so: weighted when one of them gives a weight other than 1.
+  if (format == GraphFormat::gml && report.weighted) {
+    const bool any = std::any_of(input.arcs.begin(), input.arcs.end(), [](const Arc& a) { return a.w != 1.0; });
+    report.weighted = comm.max(any ? 1 : 0) == 1;
+  }
   report.string_ids = input.string_ids;
   report.read_seconds = comm.max(timer.seconds());
   return input;

@@ -186,8 +186,10 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
         throw InputError(g.report.source + ": edges name " + std::to_string(n - distinct) +
                          " node id(s) that have no node block");
     });
-    g.report.node_labels = comm.max(static_cast<std::uint64_t>(input.listed_node_labels.bytes().size())) > 0;
-    if (g.report.node_labels) g.names = route_labels_to_owners(comm, g.dist, input.listed_node_ids, input.listed_node_labels);
+    // Listed names are GML labels, or the names of an HDF5 graph's string ids (report.string_ids already set).
+    const bool named = comm.max(static_cast<std::uint64_t>(input.listed_node_labels.bytes().size())) > 0;
+    g.report.node_labels = named && !g.report.string_ids;
+    if (named) g.names = route_labels_to_owners(comm, g.dist, input.listed_node_ids, input.listed_node_labels);
   }
 
   // 2. Route both directions of every arc (directed: the arc as given) to the owner of its source.

@@ -26,6 +26,14 @@ const char* format_name(GraphFormat format) {
       return "obj";
     case GraphFormat::gml:
       return "gml";
+    case GraphFormat::hdf5:
+      return "hdf5";
+    case GraphFormat::ply:
+      return "ply";
+    case GraphFormat::off:
+      return "off";
+    case GraphFormat::stl:
+      return "stl";
   }
   return "unknown";
 }
@@ -40,7 +48,8 @@ GraphFormat parse_format_name(std::string_view name) {
       {"tsv", GraphFormat::edge_list},      {"csv", GraphFormat::edge_list},       {"mtx", GraphFormat::matrix_market},
       {"mm", GraphFormat::matrix_market},   {"metis", GraphFormat::metis},         {"graph", GraphFormat::metis},
       {"dimacs", GraphFormat::dimacs},      {"gr", GraphFormat::dimacs},           {"obj", GraphFormat::obj},
-      {"gml", GraphFormat::gml},
+      {"gml", GraphFormat::gml},            {"hdf5", GraphFormat::hdf5},           {"h5", GraphFormat::hdf5},
+      {"ply", GraphFormat::ply},            {"off", GraphFormat::off},             {"stl", GraphFormat::stl},
   };
   for (const Alias& a : kAliases) {
     if (iequals(name, a.name)) return a.format;
@@ -49,7 +58,7 @@ GraphFormat parse_format_name(std::string_view name) {
     throw std::invalid_argument("parse_format_name: 'auto' is resolved by detect_format, not here");
   }
   throw InputError("--format: unknown format '" + detail::excerpt(name) +
-                   "' (expected auto, edgelist, mtx, metis, dimacs, obj, gml)");
+                   "' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)");
 }
 
 namespace {
@@ -108,11 +117,70 @@ bool looks_like_obj(std::string_view head) {
   return vertex && face;
 }
 
+// OFF and its variants: an optional ST, C, N, 4 or n prefix, then "OFF" as the first word.
+bool looks_like_off(std::string_view head) {
+  detail::Tokenizer tokens(head.substr(0, head.find('\n')), false);
+  std::string_view word;
+  if (!tokens.next(word) || word.size() < 3 || word.substr(word.size() - 3) != "OFF") return false;
+  return word.substr(0, word.size() - 3).find_first_not_of("STCN4n") == std::string_view::npos;
+}
+
+// ASCII STL: "solid [name]" and a "facet" line after it.
+bool looks_like_ascii_stl(std::string_view head) {
+  detail::HeadLines lines(head);
+  if (!lines.next() || detail::trim_left(lines.text).rfind("solid", 0) != 0) return false;
+  while (lines.next()) {
+    const std::string_view t = detail::trim_left(lines.text);
+    if (t.empty()) continue;
+    return t.rfind("facet", 0) == 0;
+  }
+  return false;
+}
+
+// Two or three numbers on each of the first data lines (after '#' and '%' comments): an edge list's shape.
+bool looks_like_edge_list(std::string_view head) {
+  detail::HeadLines lines(head);
+  int seen = 0;
+  while (seen < 5 && lines.next()) {
+    const std::string_view t = detail::trim(lines.text);
+    if (t.empty() || t[0] == '#' || t[0] == '%') continue;
+    detail::Tokenizer tokens(t, true);
+    std::string_view token;
+    int count = 0;
+    while (tokens.next(token)) {
+      if (!detail::looks_numeric(token)) return false;
+      ++count;
+    }
+    if (count < 2 || count > 3) return false;
+    ++seen;
+  }
+  return seen >= 2;
+}
+
 }  // namespace
+
+std::string format_hint(const std::string& path, std::string_view head, GraphFormat used) {
+  FormatChoice choice;
+  try {
+    choice = detect_format(path, head);
+  } catch (const InputError&) {
+    return {};
+  }
+  if (choice.format == used) return {};
+  const bool weak = choice.reason.rfind("default", 0) == 0;  // an edge list only for want of anything else
+  if (weak && !(choice.format == GraphFormat::edge_list && looks_like_edge_list(head))) return {};
+  const std::string name = format_name(choice.format);
+  const std::string why = weak ? "two or three numbers a line" : choice.reason;
+  return "; it looks like " + std::string(choice.format == GraphFormat::edge_list ? "an edge list" : name) + " (" +
+         why + "): try --format " + name;
+}
 
 FormatChoice detect_format(const std::string& path, std::string_view head) {
   detail::check_not_compressed(path, head);
+  if (head.substr(0, 8) == std::string_view("\x89HDF\r\n\x1a\n", 8)) return {GraphFormat::hdf5, "HDF5 signature"};
   const std::string_view text = head.substr(detail::bom_length(head));
+  if (text.rfind("ply\n", 0) == 0 || text.rfind("ply\r\n", 0) == 0) return {GraphFormat::ply, "first line 'ply'"};
+  if (looks_like_off(text)) return {GraphFormat::off, "first word 'OFF'"};
   if (detail::istarts_with(text, "%%MatrixMarket")) return {GraphFormat::matrix_market, "header '%%MatrixMarket'"};
   if (std::string word = dimacs_problem_word(head); !word.empty()) {
     return {GraphFormat::dimacs, "header 'p " + detail::excerpt(word.substr(0, 20)) + "'"};
@@ -125,13 +193,16 @@ FormatChoice detect_format(const std::string& path, std::string_view head) {
   static constexpr ByExtension kSpecific[] = {
       {".mtx", GraphFormat::matrix_market}, {".mm", GraphFormat::matrix_market}, {".graph", GraphFormat::metis},
       {".metis", GraphFormat::metis},       {".gr", GraphFormat::dimacs},        {".dimacs", GraphFormat::dimacs},
-      {".obj", GraphFormat::obj},           {".gml", GraphFormat::gml},
+      {".obj", GraphFormat::obj},           {".gml", GraphFormat::gml},          {".h5", GraphFormat::hdf5},
+      {".hdf5", GraphFormat::hdf5},         {".ply", GraphFormat::ply},          {".off", GraphFormat::off},
+      {".stl", GraphFormat::stl},
   };
   for (const ByExtension& e : kSpecific) {
     if (ext == e.ext) return {e.format, "extension " + ext};
   }
   if (looks_like_gml(head)) return {GraphFormat::gml, "first key 'graph [' or 'Creator'"};
   if (looks_like_obj(head)) return {GraphFormat::obj, "lines starting with 'v ' and 'f '"};
+  if (looks_like_ascii_stl(head)) return {GraphFormat::stl, "'solid' and 'facet' lines"};
   static constexpr std::string_view kEdgeList[] = {".txt", ".tsv", ".csv", ".edges", ".el", ".cites", ".edgelist"};
   if (std::find(std::begin(kEdgeList), std::end(kEdgeList), ext) != std::end(kEdgeList)) {
     return {GraphFormat::edge_list, "extension " + ext};
@@ -175,8 +246,15 @@ FileHeader parse_header(GraphFormat format, std::string_view head, const std::st
                      ", which numbers its nodes 1..N");
   }
   detail::check_not_compressed(file_name, head);
+  if (is_whole_file_format(format)) throw std::invalid_argument("parse_header: the loader reads this format whole");
   if (const std::size_t cr = detail::find_lone_cr(head); cr != std::string_view::npos)
     detail::throw_lone_cr(file_name, 1, head, cr);
+  if (format == GraphFormat::matrix_market) {
+    detail::HeadLines first(head);
+    if (first.next() && !detail::istarts_with(first.text, "%%MatrixMarket"))
+      detail::throw_line_error(detail::LineRef{file_name, first.number, first.text},
+                               "no %%MatrixMarket header: for a plain edge list use --format edgelist");
+  }
   if (format == GraphFormat::gml) {
     FileHeader header;  // the whole file is data; weights from `weight`/`value` unless --weight-column -1
     header.data_offset = static_cast<std::int64_t>(detail::bom_length(head));
@@ -195,6 +273,10 @@ FileHeader parse_header(GraphFormat format, std::string_view head, const std::st
     case GraphFormat::obj:
       return detail::obj_header(head, file_name, weight_column_option);
     case GraphFormat::gml:
+    case GraphFormat::hdf5:
+    case GraphFormat::ply:
+    case GraphFormat::off:
+    case GraphFormat::stl:
       break;  // above
   }
   throw std::invalid_argument("parse_header: bad GraphFormat");
@@ -220,6 +302,11 @@ std::int64_t count_records(GraphFormat format, const FileHeader& /*header*/, std
       return detail::obj_records(chunk);
     case GraphFormat::gml:
       return 0;  // records are blocks, counted by parse_gml_chunk
+    case GraphFormat::hdf5:
+    case GraphFormat::ply:
+    case GraphFormat::off:
+    case GraphFormat::stl:
+      return 0;  // read whole, not in chunks
   }
   throw std::invalid_argument("count_records: bad GraphFormat");
 }
@@ -227,6 +314,7 @@ std::int64_t count_records(GraphFormat format, const FileHeader& /*header*/, std
 ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::string_view chunk,
                         const ChunkContext& context) {
   if (format == GraphFormat::gml) throw std::invalid_argument("parse_chunk: GML chunks need parse_gml_chunk");
+  if (is_whole_file_format(format)) throw std::invalid_argument("parse_chunk: the loader reads this format whole");
   if (const std::size_t cr = detail::find_lone_cr(chunk); cr != std::string_view::npos) {
     // The lines before the CR's line are parsed first, so the first error is the same however the file is split.
     const std::size_t newline_before = chunk.rfind('\n', cr);
@@ -248,7 +336,7 @@ ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::strin
     case GraphFormat::obj:
       out.arcs.reserve(static_cast<std::size_t>(out.lines) * 2);
       break;
-    case GraphFormat::gml:
+    default:
       break;
   }
   switch (format) {
@@ -267,7 +355,7 @@ ParsedChunk parse_chunk(GraphFormat format, const FileHeader& header, std::strin
     case GraphFormat::obj:
       detail::parse_obj(header, chunk, context, out);
       break;
-    case GraphFormat::gml:
+    default:
       break;
   }
   return out;

@@ -173,4 +173,22 @@ NodeNames H5Input::read_strings(const std::string& dataset, std::uint64_t begin,
   return out;
 }
 
+std::string H5Input::string_attribute(const std::string& object, const std::string& name) const {
+  if (!has(object) || H5Aexists_by_name(file_.get(), object.c_str(), name.c_str(), H5P_DEFAULT) <= 0) return {};
+  const auto attribute = h5::Attribute::checked(H5Aopen_by_name(file_.get(), object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+                                                "open attribute " + name + " of", object);
+  const auto type = h5::Datatype::checked(H5Aget_type(attribute.get()), "get type of attribute " + name + " of", object);
+  if (H5Tget_class(type.get()) != H5T_STRING) return {};
+  if (H5Tis_variable_str(type.get()) > 0) {
+    char* text = nullptr;
+    h5::check(H5Aread(attribute.get(), type.get(), &text), "read attribute " + name + " of", object);
+    std::string value = text != nullptr ? text : "";
+    H5free_memory(text);
+    return value;
+  }
+  std::string value(H5Tget_size(type.get()), '\0');
+  h5::check(H5Aread(attribute.get(), type.get(), value.data()), "read attribute " + name + " of", object);
+  return value.substr(0, value.find('\0'));
+}
+
 }  // namespace graphrf

@@ -10,6 +10,9 @@ std::vector<std::string> LoadReport::adjustments(std::int64_t edges) const {
   if (node_labels) out.push_back("read the GML node labels: outputs hold them in /nodes/name (/nodes/id keeps the GML ids)");
   if (gml_directed && !directed)
     out.push_back("the GML file says 'directed 1': its arcs were symmetrised (pagerank --directed keeps them)");
+  if (normalized_graph)
+    out.push_back("read /graph's values, D^-1/2 A D^-1/2 (written with --weights normalized), as the edge weights: "
+                  "write the file with info --weights raw to read A back");
   if (self_loops_dropped > 0) out.push_back("dropped " + std::to_string(self_loops_dropped) + " self-loops");
   if (self_loops_kept > 0) out.push_back("kept " + std::to_string(self_loops_kept) + " self-loops");
   if (duplicate_arcs_merged > 0)

@@ -21,6 +21,12 @@ double dense_eigendecomposition_seconds(std::int64_t n) {
   return 1.2e-9 * x * x * x;
 }
 
+double dense_reference_bytes(const ReferenceOptions& options, std::int64_t n_nodes) {
+  if (!options.enabled || !dense_reference(options, n_nodes)) return 0.0;
+  const double n = static_cast<double>(n_nodes);
+  return kDenseReferenceMatrices * 8.0 * n * n;
+}
+
 std::string reference_cost(const ReferenceOptions& options, std::int64_t n_nodes) {
   std::ostringstream s;
   s.precision(2);

@@ -10,6 +10,10 @@ The command blocks are read from README.md itself, so the examples cannot drift 
     Each must exit 0 within PER_COMMAND_SECONDS and print its RESULT line; --reference examples must print
     their errors (sampled, with a standard error, above --dense-reference-max).
   * the Python block of "Outputs (HDF5)" runs against the grf.h5 the examples wrote.
+  * the karate figures the README states (combinatorial kernel, uniform and weighted steps at 64 / 256 / 1024
+    walkers, and beta 1) are read from its text and each equals a run's error rounded to the README's precision.
+  * jobs/README.md says what the outputs are: rows in canonical order (ascending original id), and its Python
+    block for reading them runs against a grf file written at 3 ranks with a METIS partition.
 """
 
 import os
@@ -116,6 +120,62 @@ def test_every_readme_example_runs():
         p = subprocess.run([sys.executable, "-c", python], cwd=d, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
         assert "walkers" in p.stdout, p.stdout  # the /config text it prints
+
+
+def readme_text():
+    return " ".join(open(os.path.join(e2e.SOURCE_DIR, "README.md")).read().split())
+
+
+def karate_error(np_, step, beta, walkers, seed, p_halt, max_length):
+    r = e2e.run(np_, ["grf", "--graph", os.path.join(e2e.DATA_DIR, "karate.edges"), "--weights", "combinatorial",
+                      "--step", step, "--beta", beta, "--walkers", walkers, "--p-halt", p_halt,
+                      "--max-length", max_length, "--seed", seed, "--reference"])
+    return float(r.result()["kernel_error"])
+
+
+def same_at_precision(readme_figure, value):
+    """The run's value printed with as many decimals as the README's figure."""
+    decimals = len(readme_figure.split(".")[1])
+    return "%.*f" % (decimals, value) == readme_figure
+
+
+def test_readme_karate_figures_match_a_run():
+    text = readme_text()
+    setup = re.search(r"On karate \(d_max = 17; beta ([0-9.]+), so beta \* d_max = [0-9.]+; `--p-halt ([0-9.]+) "
+                      r"--max-length (\d+)`, seed (\d+), np (\d+)\)", text)
+    figures = re.search(r"is ([0-9.]+) / ([0-9.]+) / ([0-9.]+) with uniform steps and ([0-9.]+) / ([0-9.]+) / ([0-9.]+) "
+                        r"with weighted steps at (\d+) / (\d+) / (\d+) walkers; at beta ([0-9.]+) .*? (\d+) weighted "
+                        r"walkers give ([0-9.]+)", text)
+    assert setup and figures, "the README's karate paragraph changed shape: update this test"
+    beta, p_halt, max_length, seed, np_ = setup.groups()
+    g = figures.groups()
+    walkers = g[6:9]
+    cases = [("uniform", beta, w, f) for w, f in zip(walkers, g[0:3])]
+    cases += [("weighted", beta, w, f) for w, f in zip(walkers, g[3:6])]
+    cases.append(("weighted", g[9], g[10], g[11]))
+    wrong = []
+    for step, b, w, figure in cases:
+        value = karate_error(int(np_), step, b, w, seed, p_halt, max_length)
+        print("      --step %s --beta %s --walkers %s: README %s, run %.6f" % (step, b, w, figure, value), flush=True)
+        if not same_at_precision(figure, value):
+            wrong.append((step, b, w, figure, value))
+    assert not wrong, "README figures that a run does not print: %s" % wrong
+
+
+def test_jobs_readme_row_order():
+    text = " ".join(open(os.path.join(e2e.SOURCE_DIR, "jobs", "README.md")).read().split())
+    assert "Rows are in canonical order, ascending original id" in text, "jobs/README.md on row order"
+    assert "in the order the ranks held them" not in text
+    block = open(os.path.join(e2e.SOURCE_DIR, "jobs", "README.md")).read()
+    python = re.search(r"## Reading the outputs\s*```python\n(.*?)```", block, re.S).group(1)
+    with e2e.TempDir() as d:
+        os.makedirs(os.path.join(d, "results"))
+        text_graph, _, _ = e2e.grid_edge_list(6, 7, seed=2)
+        graph = e2e.write(d, "grid.edges", text_graph)
+        e2e.run(3, ["grf", "--graph", graph, "--partition", "metis", "--walkers", 4, "--out",
+                    os.path.join(d, "results", "grf-1234.h5")])
+        p = subprocess.run([sys.executable, "-c", python], cwd=d, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
 
 
 if __name__ == "__main__":

@@ -65,7 +65,8 @@ def check_shape(r, o, n, rank, oversample):
     assert len(o.coefficients_chi) == 61 and len(o.coefficients_h) == 31  # --degree-chi 60, --degree-h 30
     assert o.lambda_k.shape == (1,) and 0 < o.lambda_k[0] < 2, o.lambda_k
     res = r.result()
-    assert (int(res["nodes"]), int(res["rank"]), int(res["oversample"])) == (n, rank, oversample), ctx
+    assert (int(res["nodes"]), int(res["embedding_dim"]), int(res["oversample"])) == (n, rank, oversample), ctx
+    assert "rank" not in res, ctx  # the key follows the option (--embedding-dim), not MPI ranks
     assert abs(float(res["lambda_k"]) - o.lambda_k[0]) <= 1e-5 * o.lambda_k[0], ctx
 
 

@@ -37,7 +37,7 @@ TEST(GraphFormatNames, UnknownNameIsAnInputError) {
     parse_format_name("xml");
     FAIL() << "no exception";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--format: unknown format 'xml' (expected auto, edgelist, mtx, metis, dimacs, obj, gml)");
+    EXPECT_STREQ(e.what(), "--format: unknown format 'xml' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)");
   }
   EXPECT_THROW(parse_format_name(""), InputError);
   // "auto" is the caller's business (detect_format), not a format.
@@ -160,4 +160,31 @@ TEST(FormatErrors, LongLinesAreCutAndControlsEscaped) {
   EXPECT_EQ(got, "(got '" + std::string(57, '7') + "...')");
   const std::string tabbed = test::load_error(GraphFormat::edge_list, "1\tx2\n", "tab.tsv");
   EXPECT_THAT(tabbed, HasSubstr("(got '1\\tx2')"));
+}
+
+TEST(DetectFormat, MeshesAndHdf5ByContentOrExtension) {
+  const std::string hdf5("\x89HDF\r\n\x1a\n\0\0\0", 11);
+  EXPECT_EQ(detect_format("g.txt", hdf5).format, GraphFormat::hdf5);  // the signature wins over the extension
+  EXPECT_EQ(detect_format("g.txt", hdf5).reason, "HDF5 signature");
+  EXPECT_EQ(detect_format("g.hdf5", "").format, GraphFormat::hdf5);
+  EXPECT_EQ(detect_format("bunny", "ply\nformat ascii 1.0\n").format, GraphFormat::ply);
+  EXPECT_EQ(detect_format("bunny", "ply\r\nformat ascii 1.0\r\n").format, GraphFormat::ply);
+  EXPECT_EQ(detect_format("m", "OFF\n8 6 12\n").format, GraphFormat::off);
+  EXPECT_EQ(detect_format("m", "COFF 8 6 12\n").format, GraphFormat::off);
+  EXPECT_EQ(detect_format("m", "OFFICE 1 2\n").format, GraphFormat::edge_list);
+  EXPECT_EQ(detect_format("m", "solid x\n facet normal 0 0 1\n").format, GraphFormat::stl);
+  EXPECT_EQ(detect_format("m.stl", "anything").format, GraphFormat::stl);
+  EXPECT_EQ(detect_format("m.PLY", "").reason, "extension .ply");
+  EXPECT_EQ(detect_format("m.off", "").format, GraphFormat::off);
+}
+
+TEST(FormatHint, NamesTheFormatTheFileLooksLike) {
+  EXPECT_EQ(format_hint("e.txt", "1 2\n2 3\n", GraphFormat::metis),
+            "; it looks like an edge list (extension .txt): try --format edgelist");
+  EXPECT_EQ(format_hint("edges", "1 2\n2 3 0.5\n3 4\n", GraphFormat::metis),
+            "; it looks like an edge list (two or three numbers a line): try --format edgelist");
+  EXPECT_EQ(format_hint("g.mtx", "%%MatrixMarket matrix coordinate real general\n", GraphFormat::edge_list),
+            "; it looks like mtx (header '%%MatrixMarket'): try --format mtx");
+  EXPECT_EQ(format_hint("e.txt", "1 2\n", GraphFormat::edge_list), "");       // what it looks like
+  EXPECT_EQ(format_hint("x", "a b c d e\n", GraphFormat::metis), "");         // nothing better to say
 }

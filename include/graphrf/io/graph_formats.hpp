@@ -27,14 +27,22 @@
 
 namespace graphrf {
 
-enum class GraphFormat { edge_list, matrix_market, metis, dimacs, obj, gml };  // gml: see gml_format.hpp
+// gml: see gml_format.hpp; hdf5 (graphrf's own /graph) and the meshes ply, off, stl are not text chunks: the
+// loader reads them whole (h5_graph_input.hpp, mesh_formats.hpp), so parse_header/parse_chunk refuse them.
+enum class GraphFormat { edge_list, matrix_market, metis, dimacs, obj, gml, hdf5, ply, off, stl };
 
-// "edgelist", "mtx", "metis", "dimacs", "obj", "gml".
+// The formats read whole by the loader rather than by line-aligned chunks.
+inline bool is_whole_file_format(GraphFormat format) {
+  return format == GraphFormat::hdf5 || format == GraphFormat::ply || format == GraphFormat::off ||
+         format == GraphFormat::stl;
+}
+
+// "edgelist", "mtx", "metis", "dimacs", "obj", "gml", "hdf5", "ply", "off", "stl".
 const char* format_name(GraphFormat format);
 
 // Accepts the format_name() spellings and the aliases edge-list, snap, tsv, csv (edgelist), mm (mtx),
-// graph (metis), gr (dimacs); case-insensitive. Anything else throws InputError
-// "--format: unknown format 'x' (expected auto, edgelist, mtx, metis, dimacs, obj, gml)". "auto" is not a format:
+// graph (metis), gr (dimacs), h5 (hdf5); case-insensitive. Anything else throws InputError
+// "--format: unknown format 'x' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)". "auto" is not a format:
 // the caller resolves it with detect_format, and passing it here throws std::invalid_argument.
 GraphFormat parse_format_name(std::string_view name);
 
@@ -47,12 +55,18 @@ struct FormatChoice {
 // line without '\n' in a head of this full size may be cut, so it is not used.
 inline constexpr std::int64_t kFormatHeadBytes = std::int64_t{1} << 20;
 
-// Rules, first match wins: a head starting with "%%MatrixMarket" -> mtx; a DIMACS problem line "p WORD N M"
+// Rules, first match wins: the HDF5 signature "\x89HDF\r\n\x1a\n" -> hdf5; a first line "ply" -> ply; a first
+// word "OFF" (or a variant such as "COFF", "NOFF") -> off; a head starting with "%%MatrixMarket" -> mtx; a DIMACS problem line "p WORD N M"
 // after optional 'c' comment and blank lines -> dimacs; extension .mtx/.mm -> mtx, .graph/.metis -> metis,
-// .gr/.dimacs -> dimacs, .obj -> obj, .gml -> gml; a first key 'graph [' or 'Creator' -> gml; lines starting with "v " and "f " -> obj; anything else -> edgelist
+// .gr/.dimacs -> dimacs, .obj -> obj, .gml -> gml, .h5/.hdf5 -> hdf5, .ply -> ply, .off -> off, .stl -> stl;
+// a head starting "solid NAME" with a "facet" line (ASCII STL) -> stl; a first key 'graph [' or 'Creator' -> gml; lines starting with "v " and "f " -> obj; anything else -> edgelist
 // (reason "extension .csv" for .txt/.tsv/.csv/.edges/.el/.cites/.edgelist, else "default ..."). METIS is
 // never guessed without its extension. Throws InputError for gzip/bzip2/xz/zstd/zip compressed input.
 FormatChoice detect_format(const std::string& path, std::string_view head);
+
+// For errors while reading a file as `used` (given by --format): "; it looks like FORMAT (REASON): try
+// --format FORMAT" when detect_format picks another format from the file's content or extension, else "".
+std::string format_hint(const std::string& path, std::string_view head, GraphFormat used);
 
 // How edge-list node ids are read (--ids): `integer` (non-negative 64-bit, ordered by value), `string` (any
 // token, ordered by its bytes), or `automatic`: decided by the first edge line (parse_header), integer when

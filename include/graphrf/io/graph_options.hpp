@@ -15,7 +15,7 @@ const char* duplicate_policy_name(DuplicatePolicy);
 
 struct GraphOptions {
   std::string graph;             // a file, grid:RxC or random:N:MEAN_DEGREE[:SEED]
-  std::string format = "auto";   // auto | edgelist | mtx | metis | dimacs | obj
+  std::string format = "auto";   // auto | edgelist | mtx | metis | dimacs | obj | gml | ply | off | stl | hdf5
   DuplicatePolicy duplicates = DuplicatePolicy::max;
   bool keep_self_loops = false;
   int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column

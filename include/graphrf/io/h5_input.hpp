@@ -24,6 +24,9 @@ class H5Input {
   // writes str): its length, and entries [begin, end). InputError naming the dataset for anything else.
   std::uint64_t string_count(const std::string& dataset) const;
   NodeNames read_strings(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const;
+  // A scalar string attribute of an object (variable- or fixed-length, as graphrf and h5py write them); "" when
+  // the object has no such attribute or it is not a string.
+  std::string string_attribute(const std::string& object, const std::string& name) const;
 
  private:
   void read_rows(const std::string& dataset, std::uint64_t begin, std::uint64_t end, hid_t memory_type, void* out) const;

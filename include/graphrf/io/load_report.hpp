@@ -21,6 +21,7 @@ struct LoadReport {
   bool string_ids = false;           // node ids read as names: /nodes/id is 0..N-1 in byte order, /nodes/name the names
   bool node_labels = false;          // GML node labels: /nodes/name holds them (the ids stay the GML ids)
   bool gml_directed = false;         // a GML file said `directed 1` (arcs are still symmetrised unless --directed)
+  bool normalized_graph = false;     // an HDF5 /graph written with --weights normalized: its values became the weights
   std::string duplicate_policy;
   bool directed = false;             // arcs kept as given (no symmetrisation)
   double read_seconds = 0, assemble_seconds = 0, partition_seconds = 0, distribute_seconds = 0;

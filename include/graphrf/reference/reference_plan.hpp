@@ -26,6 +26,14 @@ inline bool dense_reference(const ReferenceOptions& options, std::int64_t n_node
 // Eigen's SelfAdjointEigenSolver on this project's development machine (about 1.2e-9 n^3 s); a rough guide.
 double dense_eigendecomposition_seconds(std::int64_t n);
 
+// N x N double matrices grf's dense reference adds on rank 0 at its peak: W, the estimate, the eigenvectors and
+// the exact kernel, with the products' temporaries (the run summary's peak memory grew by 4.2 of them at
+// N = 1600 with --out; two-ensemble estimators hold one more while the estimate is formed).
+inline constexpr double kDenseReferenceMatrices = 5;
+
+// Bytes rank 0 needs for grf's dense reference on n_nodes (0 when the sampled reference runs instead).
+double dense_reference_bytes(const ReferenceOptions& options, std::int64_t n_nodes);
+
 // One line saying which reference runs and what it costs, for --help and the start of the reference phase.
 std::string reference_cost(const ReferenceOptions& options, std::int64_t n_nodes);
 
