@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "graphrf/core/counter_rng.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/io/h5_input.hpp"
 
 namespace graphrf {
@@ -94,6 +95,10 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
     has_ids = in.has("/nodes/id");
     const std::uint64_t begin = sq.rows * static_cast<std::uint64_t>(comm.rank()) / static_cast<std::uint64_t>(p);
     const std::uint64_t end = sq.rows * static_cast<std::uint64_t>(comm.rank() + 1) / static_cast<std::uint64_t>(p);
+    // /q, /k, /v as read, then side by side: refused before reading when a declared width cannot fit.
+    require_memory(16.0 * static_cast<double>(end - begin) * (2.0 * sq.heads * sq.width + sv.heads * sv.width),
+                   path + ": /q, /k and /v (" + std::to_string(end - begin) + " rows on this rank of " +
+                       std::to_string(2 * sq.heads * sq.width + sv.heads * sv.width) + " values)");
     const auto q = in.read_rows_double("/q", begin, end);
     const auto k = in.read_rows_double("/k", begin, end);
     const auto v = in.read_rows_double("/v", begin, end);

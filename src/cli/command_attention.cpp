@@ -18,6 +18,7 @@
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/reference/sampled_attention_reference.hpp"
 #include "graphrf/reference/sampled_kernel_reference.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
@@ -238,6 +239,14 @@ int run_attention_command(const CommandContext& ctx) {
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   bind_walk_weights(log, g, config.walk, config.kernel);
   check_reference_plan(g, reference, config.walk);
+  if (qkv_path.empty())  // --heads and --synthetic may ask for any size: refused before it is allocated
+    collective_try(comm, [&] {
+      const int heads = vm["heads"].as<int>();
+      // Per row and head: q, k, v, then the output and unmasked linear result and their interleaved copies.
+      require_memory(8.0 * static_cast<double>(g.n_local()) * heads * (2.0 * synthetic[0] + 5.0 * synthetic[1]),
+                     "synthetic Q/K/V (--heads " + std::to_string(heads) + ", --synthetic " + std::to_string(synthetic[0]) +
+                         "," + std::to_string(synthetic[1]) + ", " + std::to_string(g.n_local()) + " nodes on this rank)");
+    });
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
   phases.add("load", phase.seconds());

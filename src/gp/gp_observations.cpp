@@ -10,6 +10,7 @@
 
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/io/h5_input.hpp"
 
 namespace graphrf {
@@ -99,6 +100,8 @@ ObservationFile read_observations(const std::string& path) {
       throw InputError(path + ": /obs/id has " + std::to_string(n) + " entries but /obs/y has " +
                        std::to_string(in.shape("/obs/y").at(0)));
     if (!in.is_integer("/obs/id")) throw InputError(path + ": /obs/id must hold integers");
+    // Every rank reads every entry (id, y, its row): a declared length is refused before it is allocated.
+    require_memory(32.0 * static_cast<double>(n), path + ": /obs (" + std::to_string(n) + " entries)");
     file.hdf5 = true;
     file.id = in.read_rows_int64("/obs/id", 0, n);
     file.y = in.read_rows_double("/obs/y", 0, n);
