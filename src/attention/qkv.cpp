@@ -1,6 +1,7 @@
 #include "graphrf/attention/qkv.hpp"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -57,8 +58,14 @@ struct Shape {
 
 Shape qkv_shape(const H5Input& in, const std::string& name) {
   const auto s = in.shape(name);
-  if (s.size() == 2) return {s[0], 1, static_cast<int>(s[1])};
-  if (s.size() == 3) return {s[0], static_cast<int>(s[1]), static_cast<int>(s[2])};
+  // Heads and widths are ints: a larger declared size is named as declared, never cut to 32 bits.
+  const auto narrow = [&](std::uint64_t size, const char* what) {
+    if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      throw InputError(in.path() + ": " + name + " declares " + what + " " + std::to_string(size) + " (at most 2^31 - 1)");
+    return static_cast<int>(size);
+  };
+  if (s.size() == 2) return {s[0], 1, narrow(s[1], "a width of")};
+  if (s.size() == 3) return {s[0], narrow(s[1], "heads:"), narrow(s[2], "a width of")};
   throw InputError(in.path() + ": " + name + " must have shape N x d or N x H x d (has " + std::to_string(s.size()) +
                    " dimensions)");
 }

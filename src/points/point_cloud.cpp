@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "graphrf/core/error.hpp"
@@ -41,6 +42,8 @@ PointCloud read_h5_points(const std::string& path) {
   if (shape.size() != 2 || shape[1] < 1)
     throw InputError(path + ": /points must be 2-D, N x d with d >= 1 (got " + std::to_string(shape.size()) + " dimensions)");
   PointCloud cloud;
+  if (shape[1] > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw InputError(path + ": /points declares " + std::to_string(shape[1]) + " coordinates per point (at most 2^31 - 1)");
   cloud.dim = static_cast<int>(shape[1]);
   cloud.coords = in.read_rows_double("/points", 0, shape[0]);
   if (in.has("/nodes/id")) {

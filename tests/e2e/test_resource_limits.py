@@ -3,7 +3,8 @@ anything is allocated, and the walk's memory estimate is an honest, not grossly 
 
 Checked at 1, 2 and 3 ranks (each a one-line error naming the input, the size and the limit, non-zero exit, no
 file):
-  * a 2 KB Q/K/V file declaring /q and /k of 16 x 10^8 (chunked, no data stored);
+  * a 2 KB Q/K/V file declaring /q and /k of 16 x 10^8 (chunked, no data stored), and one of width 2^31 + 4
+    (named as declared, not cut to 32 bits);
   * attention --heads 100000000 and --synthetic 1,100000000;
   * a PLY header declaring 10^12 vertices over a two-vertex body;
   * gp --observations declaring /obs of 10^9 entries;
@@ -37,6 +38,19 @@ def test_qkv_declaring_a_huge_width():
         for np_ in RANKS:
             e2e.expect_error(np_, ["attention", "--graph", "grid:4x4", "--qkv", path, "--memory-limit", "4G",
                                    "--out", "{out}"], path, "/q", "200000004 values", LIMIT, directory=d)
+
+
+def test_widths_beyond_32_bits_named_as_declared():
+    with e2e.TempDir() as d:
+        path = os.path.join(d, "wide.h5")
+        with h5py.File(path, "w") as f:
+            for name in ("q", "k"):
+                f.create_dataset(name, shape=(4, 2**31 + 4), chunks=(4, 1000), dtype="f8")
+            f["v"] = np.ones((4, 2))
+        for np_ in RANKS:
+            line = e2e.expect_error(np_, ["attention", "--graph", "grid:2x2", "--qkv", path, "--out", "{out}"],
+                                    path, "/q declares a width of 2147483652", directory=d)
+            assert "-2147483644" not in line, line
 
 
 def test_synthetic_sizes_from_options():
