@@ -2,6 +2,7 @@
 // on small graphs, dense references (softmax, mask-weighted softmax and linear attention, and the GRF
 // result computed densely).
 #include <charconv>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -190,6 +191,29 @@ std::string with_error(const SampledError& e) {
 
 }  // namespace
 
+namespace {
+
+// Q/K/V of extreme magnitude overflow the feature map or its sums (relu features of 1e200: NaN; V of 1e308: inf):
+// refused, naming the node of the first bad row, before any result is reported. Collective.
+void check_outputs_finite(const DistributedGraph& g, const std::vector<HeadResult>& heads, const std::string& source) {
+  constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
+  std::int64_t bad = kNone, id = kNone;
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    for (const auto& r : heads)
+      if (!r.output.row(i).allFinite() && g.canonical_index[static_cast<size_t>(i)] < bad) {
+        bad = g.canonical_index[static_cast<size_t>(i)];
+        id = g.original_id[static_cast<size_t>(i)];
+      }
+  const std::int64_t first = g.comm->min(bad);
+  if (first == kNone) return;
+  const std::int64_t node = g.comm->min(bad == first ? id : kNone);
+  throw InputError(source + ": the attention output of node " + std::to_string(node) +
+                       " is NaN or infinite: the feature map or its sums overflowed; scale Q, K and V down",
+                   /*collective=*/true);
+}
+
+}  // namespace
+
 int run_attention_command(const CommandContext& ctx) {
   const Communicator& comm = ctx.comm;
   const auto& vm = ctx.vm;
@@ -255,6 +279,7 @@ int run_attention_command(const CommandContext& ctx) {
            std::string(feature_kind_name(config.features.kind)));
   phase.reset();
   const auto heads = run_attention(g, qkv, config, log);
+  check_outputs_finite(g, heads, qkv_path.empty() ? "synthetic Q/K/V" : qkv_path);
   phases.add("walks + attention", phase.seconds());
 
   std::ostringstream result;
