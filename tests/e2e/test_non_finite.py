@@ -4,8 +4,9 @@ At 1, 2 and 3 ranks, each case ends with one error line, a non-zero exit and no 
   * weights of 1e-320 (degrees multiply to 0, so W = D^-1/2 A D^-1/2 is inf): the graph file and the node;
   * 1e308 listed twice with --duplicates sum, and two edges of 1e308 at one node (its degree overflows), with
     and without --reference: the graph file, the node and "sum to infinity";
-  * Q and K of 1e200 under the relu feature map (48 of 48 outputs NaN) and V of 1e308 (outputs inf): the output
-    dataset, its first bad row and the value.
+  * Q and K of 1e200 under the relu feature map (48 of 48 outputs NaN) and V of 1e308 (outputs inf): the node
+    of the first bad output row, before any result is reported.
+The HDF5 writer's own refusal of inf/NaN rows is tested in tests/mpi/h5_output_test.cpp.
 """
 
 import os
