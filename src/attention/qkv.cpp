@@ -1,11 +1,13 @@
 #include "graphrf/attention/qkv.hpp"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/graph/node_lookup.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/io/h5_input.hpp"
 
 namespace graphrf {
@@ -57,8 +59,14 @@ struct Shape {
 
 Shape qkv_shape(const H5Input& in, const std::string& name) {
   const auto s = in.shape(name);
-  if (s.size() == 2) return {s[0], 1, static_cast<int>(s[1])};
-  if (s.size() == 3) return {s[0], static_cast<int>(s[1]), static_cast<int>(s[2])};
+  // Heads and widths are ints: a larger declared size is named as declared, never cut to 32 bits.
+  const auto narrow = [&](std::uint64_t size, const char* what) {
+    if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      throw InputError(in.path() + ": " + name + " declares " + what + " " + std::to_string(size) + " (at most 2^31 - 1)");
+    return static_cast<int>(size);
+  };
+  if (s.size() == 2) return {s[0], 1, narrow(s[1], "a width of")};
+  if (s.size() == 3) return {s[0], narrow(s[1], "heads:"), narrow(s[2], "a width of")};
   throw InputError(in.path() + ": " + name + " must have shape N x d or N x H x d (has " + std::to_string(s.size()) +
                    " dimensions)");
 }
@@ -119,6 +127,10 @@ QkvRows read_qkv(const DistributedGraph& g, const std::string& path) {
     const std::uint64_t begin = sq.rows * static_cast<std::uint64_t>(comm.rank()) / static_cast<std::uint64_t>(p);
     const std::uint64_t end = sq.rows * static_cast<std::uint64_t>(comm.rank() + 1) / static_cast<std::uint64_t>(p);
     first_row = begin;
+    // /q, /k, /v as read, then side by side: refused before reading when a declared width cannot fit.
+    require_memory(16.0 * static_cast<double>(end - begin) * (2.0 * sq.heads * sq.width + sv.heads * sv.width),
+                   path + ": /q, /k and /v (" + std::to_string(end - begin) + " rows on this rank of " +
+                       std::to_string(2 * sq.heads * sq.width + sv.heads * sv.width) + " values)");
     const auto q = in.read_rows_double("/q", begin, end);
     const auto k = in.read_rows_double("/k", begin, end);
     const auto v = in.read_rows_double("/v", begin, end);

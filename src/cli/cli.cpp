@@ -7,8 +7,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/memory_size.hpp"
 #include "graphrf/io/arc_input.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/partition/partitioner.hpp"
 #include "graphrf/version.hpp"
@@ -198,6 +200,7 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
   po::variables_map vm;
   bool help = false, dump = false;
   ConfigOrigins config_origins;
+  std::uint64_t memory_limit_option = 0;
   collective_try(comm, [&] {
     if (!command) {
       std::string names;
@@ -229,6 +232,8 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     if (!help && vm.count("out") && vm["out"].as<std::string>().empty())
       throw InputError("--out: the file name is empty (leave --out out to write nothing)");
     if (!help) check_slurm_launch(comm);
+    if (!help && vm.count("memory-limit"))
+      memory_limit_option = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
   });
   if (vm.count("version")) {
     if (comm.is_root()) std::cout << "graphrf " << kVersion << " (" << kGitSha << ")\n";
@@ -244,6 +249,11 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     return 0;
   }
   const Log log(comm, vm["quiet"].as<bool>());
+  // Readers refuse sizes declared in inputs beyond this before allocating them (graphrf/core/memory_budget.hpp).
+  struct MemoryBudgetScope {
+    explicit MemoryBudgetScope(std::uint64_t bytes) { set_memory_budget(bytes); }
+    ~MemoryBudgetScope() { set_memory_budget(0); }
+  } memory_budget_scope(memory_limit_per_rank(comm, memory_limit_option));
   // Long loops inside the library (generation, loading steps, attention passes) report through this log.
   struct ProgressLogScope {
     explicit ProgressLogScope(const Log& log) { set_phase_progress_log(&log); }

@@ -7,10 +7,12 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/run_phase.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/grf/combinatorial_laplacian.hpp"
 #include "graphrf/grf/dense_gather.hpp"
+#include "graphrf/graph/graph_output.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/points/point_graph.hpp"
 
@@ -116,6 +118,7 @@ DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOp
   const RunPhase phase("loading " + source);
   DistributedGraph g = load_command_graph(ctx, options);
   ctx.log.info("graph       " + graph_summary(g) + " (" + fmt(timer.seconds(), 2) + " s)");
+  if (!out_path.empty()) check_node_names_fit(g, memory_budget());  // before the run, not at the write
   return g;
 }
 

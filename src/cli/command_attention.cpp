@@ -3,6 +3,7 @@
 // result computed densely).
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/reference/sampled_attention_reference.hpp"
 #include "graphrf/reference/sampled_kernel_reference.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
@@ -191,6 +193,29 @@ std::string with_error(const SampledError& e) {
 
 }  // namespace
 
+namespace {
+
+// Q/K/V of extreme magnitude overflow the feature map or its sums (relu features of 1e200: NaN; V of 1e308: inf):
+// refused, naming the node of the first bad row, before any result is reported. Collective.
+void check_outputs_finite(const DistributedGraph& g, const std::vector<HeadResult>& heads, const std::string& source) {
+  constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
+  std::int64_t bad = kNone, id = kNone;
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    for (const auto& r : heads)
+      if (!r.output.row(i).allFinite() && g.canonical_index[static_cast<size_t>(i)] < bad) {
+        bad = g.canonical_index[static_cast<size_t>(i)];
+        id = g.original_id[static_cast<size_t>(i)];
+      }
+  const std::int64_t first = g.comm->min(bad);
+  if (first == kNone) return;
+  const std::int64_t node = g.comm->min(bad == first ? id : kNone);
+  throw InputError(source + ": the attention output of node " + std::to_string(node) +
+                       " is NaN or infinite: the feature map or its sums overflowed; scale Q, K and V down",
+                   /*collective=*/true);
+}
+
+}  // namespace
+
 int run_attention_command(const CommandContext& ctx) {
   const Communicator& comm = ctx.comm;
   const auto& vm = ctx.vm;
@@ -242,6 +267,14 @@ int run_attention_command(const CommandContext& ctx) {
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   bind_walk_weights(log, g, config.walk, config.kernel);
   check_reference_plan(g, reference, config.walk);
+  if (qkv_path.empty())  // --heads and --synthetic may ask for any size: refused before it is allocated
+    collective_try(comm, [&] {
+      const int heads = vm["heads"].as<int>();
+      // Per row and head: q, k, v, then the output and unmasked linear result and their interleaved copies.
+      require_memory(8.0 * static_cast<double>(g.n_local()) * heads * (2.0 * synthetic[0] + 5.0 * synthetic[1]),
+                     "synthetic Q/K/V (--heads " + std::to_string(heads) + ", --synthetic " + std::to_string(synthetic[0]) +
+                         "," + std::to_string(synthetic[1]) + ", " + std::to_string(g.n_local()) + " nodes on this rank)");
+    });
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
   phases.add("load", phase.seconds());
@@ -251,6 +284,7 @@ int run_attention_command(const CommandContext& ctx) {
            std::string(feature_kind_name(config.features.kind)));
   phase.reset();
   const auto heads = run_attention(g, qkv, config, log);
+  check_outputs_finite(g, heads, qkv_path.empty() ? "synthetic Q/K/V" : qkv_path);
   phases.add("walks + attention", phase.seconds());
 
   std::ostringstream result;

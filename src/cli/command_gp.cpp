@@ -377,6 +377,8 @@ int run_gp(const CommandContext& ctx) {
   if (!o.out.empty()) {
     H5Output out(comm, o.out);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, walk.seed);
+    // NaN marks what is not there: y of unobserved nodes, variances not estimated.
+    for (const char* dataset : {"/gp/y", "/gp/variance", "/gp/sample_variance"}) out.allow_missing_values(dataset);
     const CanonicalOrder order(g);
     write_node_rows(out, order, "/nodes/id", g.original_id);
     write_node_names(out, g);

@@ -92,8 +92,13 @@ int run_grf(const CommandContext& ctx) {
   // Refused before walking when the walks cannot fit (two-ensemble runs walk twice).
   // M_t is held only when /grf_by_length is written.
   const LengthResolvedRows length_resolved = ctx.vm["by-length"].as<bool>() ? LengthResolvedRows::keep : LengthResolvedRows::drop;
-  const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, ensembles(estimator), length_resolved);
-  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: one entry per visit)");
+  // Entries per row measured on a sample of rows (their own walks), so that walks revisiting a small
+  // neighbourhood are not charged one entry per visit; the output is sized for the same count.
+  const RowEntries per_row = sampled_row_entries(g, walk, length_resolved, log);
+  WalkLimits limits;
+  limits.output_entries = output_entries(g, walk, per_row, length_resolved);
+  const GrfMemory estimate = estimate_grf_memory(g, walk, limits, ensembles(estimator), length_resolved, per_row);
+  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: entries per row measured on a sample of rows)");
   // The dense reference runs on rank 0 after the walks, next to the GRF rows: counted with them.
   const double reference_bytes = dense_reference_bytes(reference, g.n_global());
   if (reference_bytes > 0)
@@ -106,7 +111,7 @@ int run_grf(const CommandContext& ctx) {
                         (walk.fixed_length ? "exactly " + std::to_string(walk.max_length) + " hops" : "p_halt " + fmt(walk.p_halt)) + ")" +
                         (reference_bytes > 0 ? " and the dense reference on rank 0" : ""));
   const RunPhase walking("walking " + graph_options.graph);
-  const GrfRun run = compute_grf(g, kernel, walk, estimator, log, WalkLimits{}, length_resolved);
+  const GrfRun run = compute_grf(g, kernel, walk, estimator, log, limits, length_resolved);
   const NnzSummary nnz = nnz_per_row(comm, run.phi[0]);
   report_grf(log, run, nnz, walk, g.n_global());
   for (const auto& w : run.walks) phases.add("walk", w.walk_seconds);

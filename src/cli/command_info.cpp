@@ -9,6 +9,7 @@
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
@@ -44,6 +45,7 @@ int run_info(const CommandContext& ctx) {
 
   Timer total_timer;
   const DistributedGraph g = load_command_graph(ctx, options);
+  if (!out_path.empty()) check_node_names_fit(g, memory_budget());  // before the report, not at the write
   PhaseTimes phases;
   const LoadReport& loaded = g.report;
   phases.add("read", loaded.read_seconds);

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "graphrf/core/error.hpp"
 
 namespace graphrf {
@@ -61,6 +63,27 @@ std::uint64_t available_memory_bytes() {
     usage = read_text("/sys/fs/cgroup/memory/memory.usage_in_bytes");
   }
   return available_memory_bytes(read_text("/proc/meminfo"), limit, usage);
+}
+
+std::uint64_t address_space_left_bytes(std::uint64_t soft_limit, const std::string& status) {
+  if (soft_limit == 0 || soft_limit == static_cast<std::uint64_t>(RLIM_INFINITY)) return 0;
+  long double mapped = 0;
+  const auto key = status.find("VmSize:");
+  if (key != std::string::npos) mapped = std::max<long double>(0, leading_number(status.substr(key + 7))) * 1024;
+  const long double left = static_cast<long double>(soft_limit) - mapped;
+  return left < 1 ? 1 : static_cast<std::uint64_t>(left);
+}
+
+std::uint64_t address_space_left_bytes() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0) return 0;
+  return address_space_left_bytes(static_cast<std::uint64_t>(limit.rlim_cur), read_text("/proc/self/status"));
+}
+
+std::uint64_t smaller_known(std::uint64_t a, std::uint64_t b) {
+  if (a == 0) return b;
+  if (b == 0) return a;
+  return std::min(a, b);
 }
 
 std::uint64_t parse_memory_size(const std::string& text, const std::string& option) {

@@ -1,5 +1,7 @@
 #include "graphrf/frames/frame_stack.hpp"
 
+#include <limits>
+
 #include "graphrf/core/error.hpp"
 
 namespace graphrf {
@@ -12,6 +14,13 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
   return s.empty() ? "a scalar" : s;
 }
 
+// A declared width as an int: a larger one is named as declared, never cut to 32 bits.
+int declared_width(const std::string& path, const std::string& dataset, std::uint64_t width) {
+  if (width > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw InputError(path + ": " + dataset + " declares a width of " + std::to_string(width) + " (at most 2^31 - 1)");
+  return static_cast<int>(width);
+}
+
 // Width of a per-point dataset laid out like /frames/points (F x N x w, or rows x w when ragged).
 int per_point_width(const H5Input& in, const FrameStack& stack, const std::vector<std::uint64_t>& points_shape,
                     const std::string& dataset) {
@@ -21,7 +30,7 @@ int per_point_width(const H5Input& in, const FrameStack& stack, const std::vecto
   if (!ok || shape.back() < 1)
     throw InputError(stack.path + ": " + dataset + " is " + shape_text(shape) + "; expected one row per point like /frames/points (" +
                      shape_text(points_shape) + "), with a positive width");
-  return static_cast<int>(shape.back());
+  return declared_width(stack.path, dataset, shape.back());
 }
 
 RowMatrix read_block(const H5Input& in, const FrameStack& stack, const std::string& dataset, std::int64_t f, int width) {
@@ -64,7 +73,7 @@ FrameStack read_frame_stack(const std::string& path) {
                        "; expected F x N x d (or rows x d with /frames/offsets for frames of different sizes)");
     for (std::uint64_t f = 0; f <= shape[0]; ++f) stack.offsets.push_back(static_cast<std::int64_t>(f * shape[1]));
   }
-  stack.dim = static_cast<int>(shape.back());
+  stack.dim = declared_width(path, "/frames/points", shape.back());
   const int present = static_cast<int>(in.has("/frames/q")) + static_cast<int>(in.has("/frames/k")) + static_cast<int>(in.has("/frames/v"));
   if (present != 0 && present != 3) throw InputError(path + ": give all of /frames/q, /frames/k and /frames/v, or none");
   if (present == 3) {

@@ -12,6 +12,7 @@
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/graph/node_lookup.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/io/h5_input.hpp"
 
 namespace graphrf {
@@ -131,6 +132,8 @@ ObservationFile read_observations(const std::string& path, bool by_name) {
     if (in.shape("/obs/y").at(0) != n)
       throw InputError(path + ": " + file.id_dataset + " has " + std::to_string(n) + " entries but /obs/y has " +
                        std::to_string(in.shape("/obs/y").at(0)));
+    // Every rank reads every entry (id, y, its row): a declared length is refused before it is allocated.
+    require_memory(32.0 * static_cast<double>(n), path + ": /obs (" + std::to_string(n) + " entries)");
     file.hdf5 = true;
     if (file.id_dataset == "/obs/name") {
       file.name = in.read_strings("/obs/name", 0, n);

@@ -1,8 +1,11 @@
 #include "graphrf/graph/distributed_graph.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
+#include "graphrf/mpi/log.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/sorted_unique.hpp"
@@ -43,6 +46,38 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> arc_sources_and_
 }  // namespace
 
 std::vector<std::int64_t> DistributedGraph::arc_sources() const { return arc_sources_and_ghosts(*this).first; }
+
+namespace {
+
+// Weights whose sums overflow (a degree of inf: 1e308 twice) or whose products underflow (1e-320: d_i d_j = 0,
+// so W = A / sqrt(d_i d_j) is inf or NaN; `first_overflow`: this rank's first such row, -1 if none) would make
+// every result built on W meaningless: refused by the node of lowest canonical index where it happens, the
+// same on every rank. Collective.
+void check_weights_finite(const DistributedGraph& g, std::int64_t first_overflow) {
+  constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
+  std::int64_t bad = kNone;
+  for (std::int64_t i = 0; i < g.n_local() && bad == kNone; ++i)
+    if (!std::isfinite(g.degree[static_cast<size_t>(i)]) || i == first_overflow) bad = g.canonical_index[static_cast<size_t>(i)];
+  const std::int64_t first = g.comm->min(bad);
+  if (first == kNone) return;
+  std::array<double, 2> node{0, 0};  // its id and degree, from the rank that has it
+  const int owner = g.comm->min(bad == first ? g.comm->rank() : g.comm->size());
+  if (owner == g.comm->rank())
+    for (std::int64_t i = 0; i < g.n_local(); ++i)
+      if (g.canonical_index[static_cast<size_t>(i)] == first)
+        node = {static_cast<double>(g.original_id[static_cast<size_t>(i)]), g.degree[static_cast<size_t>(i)]};
+  std::int64_t id = static_cast<std::int64_t>(node[0]);
+  double degree = node[1];
+  g.comm->broadcast(id, owner);
+  g.comm->broadcast(degree, owner);
+  throw InputError(g.report.source + ": node " + (g.report.string_ids ? "row " : "") + std::to_string(id) + ": its weights " +
+                       (std::isfinite(degree) ? "are too small: the normalisation D^-1/2 A D^-1/2 overflows (degree " + sci(degree) + ")"
+                                              : "sum to infinity (degree overflows)") +
+                       "; rescale the weights (they must sum to a finite degree, and degrees must multiply to a normal number)",
+                   /*collective=*/true);
+}
+
+}  // namespace
 
 DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part) {
   Timer timer;
@@ -140,12 +175,16 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   g.ghost_degree.resize(g.ghosts.size());
   g.ghost_exchange.exchange<double>(g.degree, g.ghost_degree);
   g.normalized_weight.resize(g.col.size());
+  std::int64_t first_overflow = -1;  // local row; a directed arc into a node without arcs of its own (d_j = 0) is not one
   for (size_t i = 0; i < n_mine; ++i)
     for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
       const auto s = source[static_cast<size_t>(k)];
       const double dj = s >= 0 ? g.degree[static_cast<size_t>(s)] : g.ghost_degree[static_cast<size_t>(-1 - s)];
-      g.normalized_weight[static_cast<size_t>(k)] = g.weight[static_cast<size_t>(k)] / std::sqrt(g.degree[i] * dj);
+      const double w = g.weight[static_cast<size_t>(k)] / std::sqrt(g.degree[i] * dj);
+      g.normalized_weight[static_cast<size_t>(k)] = w;
+      if (first_overflow < 0 && dj != 0 && !std::isfinite(w)) first_overflow = static_cast<std::int64_t>(i);
     }
+  check_weights_finite(g, first_overflow);
   g.report.distribute_seconds = comm.max(timer.seconds());
   return g;
 }

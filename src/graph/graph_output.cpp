@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "graphrf/core/memory_budget.hpp"
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
 
@@ -14,11 +17,26 @@ void write_nodes(H5Output& out, const DistributedGraph& g) {
   write_node_names(out, g);
 }
 
+namespace {
+std::size_t node_name_width(const DistributedGraph& g) {
+  return std::max<std::size_t>(1, g.comm->max(static_cast<std::uint64_t>(g.names.longest())));
+}
+}  // namespace
+
+void check_node_names_fit(const DistributedGraph& g, std::uint64_t memory_limit) {
+  if (!g.report.string_ids && !g.report.node_labels) return;
+  const std::size_t width = node_name_width(g);
+  check_memory_fits(*g.comm, static_cast<double>(g.names.size()) * static_cast<double>(width), memory_limit,
+                    "/nodes/name (" + std::to_string(g.n_global()) + " names, each padded to the longest: " +
+                        format_bytes(static_cast<double>(width)) + "; shorten the names)");
+}
+
 void write_node_names(H5Output& out, const DistributedGraph& g) {
   if (!g.report.string_ids && !g.report.node_labels) return;
   // The names (string ids, or GML labels) are already in canonical order, one block per rank in rank order:
   // written as they are.
-  const std::size_t width = std::max<std::size_t>(1, g.comm->max(static_cast<std::uint64_t>(g.names.longest())));
+  check_node_names_fit(g, memory_budget());  // commands check before their run too; this covers every writer
+  const std::size_t width = node_name_width(g);
   std::vector<char> padded(g.names.size() * width, '\0');
   for (std::size_t i = 0; i < g.names.size(); ++i) {
     const std::string_view name = g.names[i];

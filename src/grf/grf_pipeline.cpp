@@ -73,7 +73,8 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble
     // Rows are assembled while the walks run, each as soon as its walkers have all ended.
     GrfRowAssembler assembler(g.first(), g.n_local(), walk.walkers, run.f, open_row_limit(walk, limits),
-                              expected_entries(walk, g.n_local()), rows_starting_walkers(g, walk), length_resolved);
+                              limits.output_entries > 0 ? limits.output_entries : expected_entries(walk, g.n_local()),
+                              rows_starting_walkers(g, walk), length_resolved);
     WalkResult result = run_walks(g, o, log, limits, &assembler, arcs);
     run.walks.push_back(result.stats);
     Timer timer;

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "graphrf/core/memory_budget.hpp"
+
 namespace graphrf {
 
 H5Input::H5Input(std::string path) : path_(std::move(path)) {
@@ -107,16 +109,34 @@ std::uint64_t row_width(const std::vector<std::uint64_t>& dims) {
   for (size_t k = 1; k < dims.size(); ++k) w *= dims[k];
   return w;
 }
+
+// A dataset may declare any shape without storing data (chunked, never written): its rows are checked
+// against the memory budget before the buffer for them is allocated.
+void require_rows_fit(const std::string& path, const std::string& dataset, const std::vector<std::uint64_t>& dims,
+                      std::uint64_t rows) {
+  std::string shape_text;
+  double values = static_cast<double>(rows);  // in floating point: the product of declared sizes may exceed 2^64
+  for (size_t k = 0; k < dims.size(); ++k) {
+    shape_text += (k == 0 ? "" : " x ") + std::to_string(dims[k]);
+    if (k > 0) values *= static_cast<double>(dims[k]);
+  }
+  require_memory(8.0 * values,
+                 path + ": " + dataset + " (shape " + shape_text + "), reading " + std::to_string(rows) + " rows,");
+}
 }  // namespace
 
 std::vector<double> H5Input::read_rows_double(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const {
-  std::vector<double> out((end - begin) * row_width(shape(dataset)));
+  const auto dims = shape(dataset);
+  if (end >= begin) require_rows_fit(path_, dataset, dims, end - begin);
+  std::vector<double> out((end - begin) * row_width(dims));
   read_rows(dataset, begin, end, H5T_NATIVE_DOUBLE, out.data());
   return out;
 }
 
 std::vector<std::int64_t> H5Input::read_rows_int64(const std::string& dataset, std::uint64_t begin, std::uint64_t end) const {
-  std::vector<std::int64_t> out((end - begin) * row_width(shape(dataset)));
+  const auto dims = shape(dataset);
+  if (end >= begin) require_rows_fit(path_, dataset, dims, end - begin);
+  std::vector<std::int64_t> out((end - begin) * row_width(dims));
   read_rows(dataset, begin, end, H5T_NATIVE_INT64, out.data());
   return out;
 }

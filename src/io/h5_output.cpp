@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -15,6 +16,7 @@
 
 #include "graphrf/core/fault_injection.hpp"
 #include "graphrf/core/unrecoverable.hpp"
+#include "graphrf/io/finite_values.hpp"
 #include "graphrf/version.hpp"
 
 namespace graphrf {
@@ -45,6 +47,11 @@ std::size_t element_size(H5Element e) {
     case H5Element::u8: return sizeof(std::uint8_t);
   }
   return 0;
+}
+
+// Value k of a double or float array, for an error message.
+double element_value(H5Element e, const void* data, std::int64_t k) {
+  return e == H5Element::f32 ? static_cast<const float*>(data)[k] : static_cast<const double*>(data)[k];
 }
 
 // FNV-1a over the arguments that must be identical on every rank; compared across ranks by agree().
@@ -492,6 +499,9 @@ void H5Output::write_rows_raw(const char* operation, const std::string& dataset,
     fp.text(operation).text(dataset).value(type).value(trailing.size());
     for (auto d : trailing) fp.value(d);
     agree(where, error, fp.get());
+    const std::int64_t bad = first_non_finite(type, data, n, missing_allowed(normalize(dataset)));
+    refuse_non_finite(normalize(dataset), bad < 0 ? -1 : bad / static_cast<std::int64_t>(row_elems),
+                      comm_.exscan_sum<std::uint64_t>(n / row_elems), bad < 0 ? 0.0 : element_value(type, data, bad));
     write_rows_agreed(normalize(dataset), type, data, n / row_elems, trailing);
   });
 }
@@ -565,6 +575,9 @@ void H5Output::write_rows_at_raw(const std::string& dataset, H5Element type, std
     Fingerprint fp;
     fp.text("write_rows_at").text(dataset).value(type);
     agree(where, error, fp.get());
+    const std::int64_t bad = first_non_finite(type, data, n, missing_allowed(path));
+    refuse_non_finite(path, bad < 0 || rows == 0 ? -1 : bad / static_cast<std::int64_t>(n / rows), first_row,
+                      bad < 0 ? 0.0 : element_value(type, data, bad));
     write_block(ds, path, native_type(type), element_size(type), data, first_row, rows, dims);
   });
 }
@@ -706,6 +719,14 @@ void H5Output::write_csr_any(const std::string& group, std::int64_t n_cols, std:
       }
     }
     agree(where, error, Fingerprint().text("write_csr").text(group).value(n_cols).get());
+    {  // the row of the first value that is not finite
+      const std::int64_t bad = first_non_finite(H5Element::f64, data.data(), data.size(), missing_allowed(path));
+      const auto row = bad < 0 ? local_indptr.end()
+                               : std::upper_bound(local_indptr.begin(), local_indptr.end(), bad) - 1;
+      refuse_non_finite(path, bad < 0 ? -1 : row - local_indptr.begin(),
+                        comm_.exscan_sum<std::uint64_t>(local_indptr.size() - 1),
+                        bad < 0 ? 0.0 : data[static_cast<std::size_t>(bad)]);
+    }
 
     const auto n_local = static_cast<std::uint64_t>(local_indptr.size() - 1);
     const auto n_rows = static_cast<std::int64_t>(comm_.sum(n_local));
@@ -772,6 +793,25 @@ void H5Output::write_provenance(const std::string& command, int n_ranks, const s
   if (seed) set_attribute("/", "seed", *seed);
   set_attribute("/", "created", created);
   write_text("/config", config_text);
+}
+
+void H5Output::allow_missing_values(const std::string& dataset) { missing_allowed_.push_back(normalize(dataset)); }
+
+bool H5Output::missing_allowed(const std::string& dataset) const {
+  return std::find(missing_allowed_.begin(), missing_allowed_.end(), dataset) != missing_allowed_.end();
+}
+
+void H5Output::refuse_non_finite(const std::string& dataset, std::int64_t bad_row, std::uint64_t first_row, double value) {
+  constexpr auto kNone = std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t row = comm_.min<std::uint64_t>(bad_row < 0 ? kNone : first_row + static_cast<std::uint64_t>(bad_row));
+  if (row == kNone) return;
+  const int owner = comm_.min(bad_row >= 0 && first_row + static_cast<std::uint64_t>(bad_row) == row ? comm_.rank() : comm_.size());
+  comm_.broadcast(value, owner);
+  abandon();  // every rank is here
+  throw InputError("--out " + path_ + ": " + dataset + " row " + std::to_string(row) + " is " +
+                       (std::isnan(value) ? "NaN" : value > 0 ? "inf" : "-inf") +
+                       ": a result overflowed (inputs of extreme magnitude: rescale them); nothing is written",
+                   /*collective=*/true);
 }
 
 }  // namespace graphrf

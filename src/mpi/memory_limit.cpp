@@ -25,10 +25,13 @@ std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t opti
   if (option_bytes > 0) return option_bytes;
   const int sharing = ranks_on_this_node(comm);
   const std::uint64_t node_bytes = available_memory_bytes();
+  const std::uint64_t share = node_bytes / static_cast<std::uint64_t>(std::max(sharing, 1));
+  // A rank under an address-space limit (prlimit --as) cannot allocate beyond it whatever the node has.
+  const std::uint64_t mine = smaller_known(node_bytes == 0 ? 0 : std::max<std::uint64_t>(share, 1), address_space_left_bytes());
   // Unknown on any rank: no limit anywhere (the maximum of "unknown" markers decides).
-  const std::uint64_t unknown = comm.max<std::uint64_t>(node_bytes == 0 ? 1 : 0);
+  const std::uint64_t unknown = comm.max<std::uint64_t>(mine == 0 ? 1 : 0);
   if (unknown) return 0;
-  return comm.min<std::uint64_t>(node_bytes / static_cast<std::uint64_t>(std::max(sharing, 1)));
+  return comm.min<std::uint64_t>(mine);
 }
 
 void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std::uint64_t limit,
@@ -38,7 +41,7 @@ void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std
   throw InputError(what + " needs about " + format_bytes(need) + " per rank, more than the " +
                        format_bytes(static_cast<double>(limit)) +
                        " per rank this run may use (--memory-limit; default: the node's available memory "
-                       "divided among its ranks)",
+                       "divided among its ranks, within the address-space limit)",
                    /*collective=*/true);
 }
 

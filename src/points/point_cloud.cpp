@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "graphrf/core/error.hpp"
@@ -41,6 +42,8 @@ PointCloud read_h5_points(const std::string& path) {
   if (shape.size() != 2 || shape[1] < 1)
     throw InputError(path + ": /points must be 2-D, N x d with d >= 1 (got " + std::to_string(shape.size()) + " dimensions)");
   PointCloud cloud;
+  if (shape[1] > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw InputError(path + ": /points declares " + std::to_string(shape[1]) + " coordinates per point (at most 2^31 - 1)");
   cloud.dim = static_cast<int>(shape[1]);
   cloud.coords = in.read_rows_double("/points", 0, shape[0]);
   if (in.has("/nodes/id")) {
@@ -150,12 +153,18 @@ PointCloud read_ply_points(const std::string& path) {
   if (dim == 0) throw InputError(path + ": PLY vertices have no x, y or z property");
   PointCloud cloud;
   cloud.dim = dim;
-  cloud.coords.resize(static_cast<size_t>(vertices) * static_cast<size_t>(dim));
-  const auto body = static_cast<size_t>(header.tellg());
+  const std::streamoff body_start = header.tellg();
+  const auto body = body_start < 0 ? bytes.size() : static_cast<size_t>(body_start);
+  // A header may declare any count (10^12 vertices in a 100-byte file): no more vertices are allocated than
+  // the body has room for (binary: whole records; ASCII: a digit per number, a separator or newline after
+  // all but the last), so a short body is reported below instead of exhausting memory.
+  size_t stride = 0;
+  for (const auto& p : properties) stride += static_cast<size_t>(p.bytes);
+  const size_t room = binary ? (bytes.size() - body) / stride : (bytes.size() - body + 1) / (2 * properties.size());
+  const auto allocated = std::min(static_cast<size_t>(vertices), room);
+  cloud.coords.resize(allocated * static_cast<size_t>(dim));
   if (binary) {
-    size_t stride = 0;
-    for (const auto& p : properties) stride += static_cast<size_t>(p.bytes);
-    if (bytes.size() - body < stride * static_cast<size_t>(vertices))
+    if (allocated < static_cast<size_t>(vertices))
       throw InputError(path + ": PLY body is shorter than " + std::to_string(vertices) + " binary vertices");
     for (std::int64_t v = 0; v < vertices; ++v) {
       const char* at = bytes.data() + body + stride * static_cast<size_t>(v);
@@ -166,7 +175,7 @@ PointCloud read_ply_points(const std::string& path) {
     }
   } else {
     for (std::int64_t v = 0; v < vertices; ++v) {
-      if (!std::getline(header, line))
+      if (!std::getline(header, line) || static_cast<size_t>(v) >= allocated)
         throw InputError(path + ": PLY body ends after " + std::to_string(v) + " of " + std::to_string(vertices) + " vertices");
       ++line_number;
       std::istringstream words(line);

@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <regex>
 #include <stdexcept>
@@ -306,6 +308,29 @@ TEST_F(H5OutputTest, RunsThatOverlapOrDoNotMatchTheValuesThrowEverywhere) {
   if (rank == size - 1) runs.push_back({5, 1});  // overlaps the previous run
   const std::vector<double> values(runs.size() == 1 ? 2 : 3, 1.0);
   EXPECT_THROW(out.write_runs<double>("/runs", runs, values), Error);
+}
+
+// A value that overflowed on the last rank only: every rank throws the same InputError naming the dataset and
+// the global row, and nothing is published; NaN passes where it marks a missing value.
+TEST_F(H5OutputTest, NonFiniteRowsAreRefusedOnEveryRank) {
+  const std::string path = file("non_finite.h5");
+  std::vector<double> rows(4, 1.0);  // 2 rows of 2 per rank
+  if (rank == size - 1) rows[3] = std::numeric_limits<double>::infinity();
+  {
+    H5Output out(comm, path);
+    out.allow_missing_values("/missing");
+    out.write_rows("/missing", std::vector<double>(2, std::nan("")));
+    try {
+      out.write_rows("/values", rows, {2});
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_TRUE(e.collective());
+      const std::string what = e.what();
+      EXPECT_NE(what.find("/values row " + std::to_string(2 * (size - 1) + 1) + " is inf"), std::string::npos) << what;
+    }
+  }
+  comm.barrier();
+  EXPECT_FALSE(fs::exists(path));
 }
 
 TEST_F(H5OutputTest, ZeroTotalRowsStillCreatesTheDatasets) {

@@ -1,9 +1,11 @@
-// Memory sizes: --memory-limit spellings and the available-memory rule (MemAvailable capped by a cgroup).
+// Memory sizes: --memory-limit spellings, the available-memory rule (MemAvailable capped by a cgroup), the
+// address-space limit, and the budget readers check declared sizes against.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/memory_size.hpp"
 
 using namespace graphrf;
@@ -50,4 +52,38 @@ TEST(MemorySize, FormatsBytes) {
   EXPECT_EQ(format_bytes(1536), "1.5 KiB");
   EXPECT_EQ(format_bytes(64.0 * (1 << 20)), "64 MiB");
   EXPECT_EQ(format_bytes(3.0 * (1ull << 30)), "3 GiB");
+}
+
+TEST(MemorySize, AddressSpaceLeftIsTheSoftLimitLessWhatIsMapped) {
+  const std::string status = "Name:\tgraphrf\nVmPeak:\t 900000 kB\nVmSize:\t  500000 kB\nVmHWM:\t 1000 kB\n";
+  EXPECT_EQ(address_space_left_bytes(3000000000ull, status), 3000000000ull - 500000ull * 1024);
+  // No limit (RLIM_INFINITY or unset): unknown. Already beyond it: 1 byte, so every check refuses.
+  EXPECT_EQ(address_space_left_bytes(~0ull, status), 0u);
+  EXPECT_EQ(address_space_left_bytes(0, status), 0u);
+  EXPECT_EQ(address_space_left_bytes(1000, status), 1u);
+  // VmSize unreadable: the whole limit.
+  EXPECT_EQ(address_space_left_bytes(4096, ""), 4096u);
+}
+
+TEST(MemorySize, SmallerKnownTreatsZeroAsUnknown) {
+  EXPECT_EQ(smaller_known(0, 0), 0u);
+  EXPECT_EQ(smaller_known(0, 7), 7u);
+  EXPECT_EQ(smaller_known(7, 0), 7u);
+  EXPECT_EQ(smaller_known(9, 7), 7u);
+}
+
+TEST(MemoryBudget, RefusesOnlyBeyondTheBudget) {
+  set_memory_budget(0);
+  EXPECT_NO_THROW(require_memory(1e18, "anything"));  // no budget: no check
+  set_memory_budget(1u << 20);
+  EXPECT_NO_THROW(require_memory(1 << 20, "exactly the budget"));
+  try {
+    require_memory(3.0 * (1 << 20), "f.h5: /q (shape 16 x 100000000)");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("f.h5: /q (shape 16 x 100000000) needs about 3 MiB per rank, more than the 1 MiB"), std::string::npos) << what;
+    EXPECT_NE(what.find("--memory-limit"), std::string::npos) << what;
+  }
+  set_memory_budget(0);
 }

@@ -16,6 +16,16 @@ std::uint64_t available_memory_bytes();
 std::uint64_t available_memory_bytes(const std::string& meminfo, const std::string& cgroup_limit,
                                      const std::string& cgroup_usage);
 
+// Address space this process may still map under its RLIMIT_AS (`prlimit --as`, `ulimit -v`): the soft limit
+// less the VmSize already mapped (libraries, MPI's shared segments). 0 when there is no such limit; at least
+// 1 when there is one.
+std::uint64_t address_space_left_bytes();
+// The same from given values: `soft_limit` (RLIM_INFINITY or 0: none) and /proc/self/status text.
+std::uint64_t address_space_left_bytes(std::uint64_t soft_limit, const std::string& status);
+
+// The smaller of two byte counts where 0 means unknown (0 only when both are).
+std::uint64_t smaller_known(std::uint64_t a, std::uint64_t b);
+
 // "123", "64K", "512M", "8G", "1.5T" (powers of 1024; an optional "iB"/"B" suffix; case-insensitive).
 // Throws InputError naming `option` for anything else, for zero, and for sizes beyond 2^63 bytes.
 std::uint64_t parse_memory_size(const std::string& text, const std::string& option);

@@ -12,6 +12,9 @@ void write_nodes(H5Output& out, const DistributedGraph& g);
 // String node ids only (else nothing): /nodes/name, fixed-length NUL-padded UTF-8 strings as long as the longest
 // name (h5py reads them as bytes; .asstr() gives str), row i naming the node of row i.
 void write_node_names(H5Output& out, const DistributedGraph& g);
+// Collective: refuses (InputError naming /nodes/name) names whose padded block would not fit in
+// `memory_limit` bytes per rank (0: no check): one long name makes every row that long.
+void check_node_names_fit(const DistributedGraph& g, std::uint64_t memory_limit);
 // /graph: W = D^-1/2 A D^-1/2 when normalized, else A. Rows and columns in canonical order.
 void write_adjacency(H5Output& out, const DistributedGraph& g, bool normalized, const std::string& group = "/graph");
 

@@ -196,6 +196,10 @@ class H5Output {
   static void set_max_write_bytes(std::uint64_t bytes);
   static std::uint64_t max_write_bytes();
 
+  // Row datasets of doubles or floats are refused when they hold an infinity or a NaN (a result that
+  // overflowed); in `dataset`, written after this call, NaN marks a missing value and is kept.
+  void allow_missing_values(const std::string& dataset);
+
  private:
   enum class State { open, committed, closed, broken };
 
@@ -218,6 +222,11 @@ class H5Output {
   // Collective after a write: when it failed on any rank, every rank abandons the file and throws the same
   // InputError naming the output, the dataset and the cause.
   void agree_write(const std::string& dataset, const std::string& local_error);
+  // Collective before a write: when any rank's values (`bad_row`: this rank's first row holding an infinity or
+  // a NaN, -1 when none; rows numbered from `first_row`) are not finite, every rank abandons the file and throws
+  // the same InputError naming the dataset, its first such row and the value.
+  void refuse_non_finite(const std::string& dataset, std::int64_t bad_row, std::uint64_t first_row, double value);
+  bool missing_allowed(const std::string& dataset) const;
   template <class F>
   void guarded(const char* operation, const F& body);
   void require_open(const char* operation) const;
@@ -239,6 +248,7 @@ class H5Output {
   State state_ = State::open;
   int uncaught_at_construction_ = 0;
   OutputWindow interrupt_window_;  // SIGTERM/SIGINT while writing: recorded, and commit() does not publish
+  std::vector<std::string> missing_allowed_;  // datasets where NaN marks a missing value
   RunPhase phase_{"writing " + path_};  // names the output in an out-of-memory message
   H5D_mpio_actual_io_mode_t last_io_mode_ = H5D_MPIO_NO_COLLECTIVE;
   struct PendingText {

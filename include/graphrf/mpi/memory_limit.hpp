@@ -8,7 +8,8 @@
 namespace graphrf {
 
 // Bytes one rank may use: `option_bytes` (--memory-limit, per rank) when non-zero, else the memory its node
-// has available (available_memory_bytes()) divided by the ranks sharing that node. The minimum over all
+// has available (available_memory_bytes()) divided by the ranks sharing that node, and no more than the
+// address space the rank may still map (RLIMIT_AS, address_space_left_bytes()). The minimum over all
 // ranks, so every rank holds the same value. 0: unknown (no check is made).
 std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes);
 

@@ -66,6 +66,9 @@ struct WalkLimits {
   // completion records (sigma learning's PageRank target).
   bool deposit_endpoints = false;
   bool count_endpoints = false;    // count walks ending at each owned node (PageRank)
+  // With a GRF sink: the entries this rank's rows are expected to hold, to size its output (0: one per
+  // expected visit, far too many when walks revisit a small neighbourhood).
+  std::int64_t output_entries = 0;
 };
 
 struct WalkResult {
