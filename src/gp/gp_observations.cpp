@@ -124,10 +124,12 @@ ObservationFile read_observations(const std::string& path, bool by_name) {
     if (by_name && in.has("/obs/name")) file.id_dataset = "/obs/name";  // names as strings
     for (const std::string& name : {file.id_dataset, std::string("/obs/y")})
       if (!in.has(name)) throw InputError(path + ": no dataset " + name);
-    for (const std::string& name : {file.id_dataset, std::string("/obs/y")})
+    for (const std::string& name : {file.id_dataset, std::string("/obs/y")}) {
+      if (name == "/obs/name") continue;  // strings: string_count checks the rank
       if (const auto dims = in.shape(name); dims.size() != 1)
         throw InputError(path + ": " + name + " has " + std::to_string(dims.size()) + " dimensions (" + describe_shape(dims) +
                          "); expected one value per observation (1-D)");
+    }
     const auto n = file.id_dataset == "/obs/name" ? in.string_count("/obs/name") : in.shape("/obs/id").at(0);
     if (in.shape("/obs/y").at(0) != n)
       throw InputError(path + ": " + file.id_dataset + " has " + std::to_string(n) + " entries but /obs/y has " +
