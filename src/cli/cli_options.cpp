@@ -202,32 +202,30 @@ std::vector<std::string> list_items(const po::variables_map& vm, const std::stri
   return items;
 }
 
-}  // namespace
-
-std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm) {
-  std::vector<std::int64_t> out;
-  for (const std::string& item : list_items(vm, "walkers-list")) {
+// The items of a benchmark list option, each parsed into `field` of a default WalkOptions and checked there.
+template <class T>
+std::vector<T> walk_option_list(const po::variables_map& vm, const std::string& name, T WalkOptions::*field,
+                                const char* expected) {
+  std::vector<T> out;
+  for (const std::string& item : list_items(vm, name)) {
     WalkOptions walk;
-    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.walkers);
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.*field);
     if (ec != std::errc() || ptr != item.data() + item.size())
-      throw InputError("--walkers-list: item '" + item + "' is not an integer");
-    check_list_item("--walkers-list", item, walk);
-    out.push_back(walk.walkers);
+      throw InputError("--" + name + ": item '" + item + "' is not " + expected);
+    check_list_item("--" + name, item, walk);
+    out.push_back(walk.*field);
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm) {
+  return walk_option_list(vm, "walkers-list", &WalkOptions::walkers, "an integer");
+}
+
 std::vector<double> p_halt_list_from(const po::variables_map& vm) {
-  std::vector<double> out;
-  for (const std::string& item : list_items(vm, "p-halt-list")) {
-    WalkOptions walk;
-    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.p_halt);
-    if (ec != std::errc() || ptr != item.data() + item.size())
-      throw InputError("--p-halt-list: item '" + item + "' is not a number");
-    check_list_item("--p-halt-list", item, walk);
-    out.push_back(walk.p_halt);
-  }
-  return out;
+  return walk_option_list(vm, "p-halt-list", &WalkOptions::p_halt, "a number");
 }
 
 void add_coupling_options(po::options_description& desc) {
