@@ -6,6 +6,21 @@
 
 namespace graphrf {
 
+namespace {
+
+// The position of the first of `sorted` (in byte order) that is not below `name`: sorted.size() if none.
+std::size_t first_not_below(const NodeNames& sorted, std::string_view name) {
+  std::size_t lo = 0, hi = sorted.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (sorted[mid] < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> find_named_nodes(const DistributedGraph& g, const NodeNames& queries) {
   const Communicator& comm = *g.comm;
   const auto p = static_cast<std::size_t>(comm.size());
@@ -40,13 +55,7 @@ std::vector<std::int64_t> find_named_nodes(const DistributedGraph& g, const Node
   // 2. Each query goes to the first block whose last name is not below it (none: no such node).
   std::vector<int> dest(queries.size(), -1);
   for (std::size_t k = 0; k < queries.size(); ++k) {
-    std::size_t lo = 0, hi = lasts.size();
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      if (lasts[mid] < queries[k]) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < lasts.size()) dest[k] = last_rank[lo];
+    if (const std::size_t at = first_not_below(lasts, queries[k]); at < lasts.size()) dest[k] = last_rank[at];
   }
   std::vector<std::size_t> order(queries.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -70,13 +79,8 @@ std::vector<std::int64_t> find_named_nodes(const DistributedGraph& g, const Node
   // 3. Binary search in this block; answers return in the order each rank asked.
   std::vector<std::int64_t> answers(asked.size(), -1);
   for (std::size_t k = 0; k < asked.size(); ++k) {
-    std::size_t lo = 0, hi = names.size();
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      if (names[mid] < asked[k]) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < names.size() && names[lo] == asked[k]) answers[k] = base + static_cast<std::int64_t>(lo);
+    const std::size_t at = first_not_below(names, asked[k]);
+    if (at < names.size() && names[at] == asked[k]) answers[k] = base + static_cast<std::int64_t>(at);
   }
   const auto replies = comm.alltoallv(answers, asked_counts);
   std::vector<std::int64_t> out(queries.size(), -1);
