@@ -1,0 +1,24 @@
+#include "graphrf/core/report.hpp"
+
+#include <sstream>
+
+namespace graphrf {
+
+std::string figure_text(const Figure& f) {
+  if (const auto* i = std::get_if<std::int64_t>(&f.value)) return std::to_string(*i);
+  std::ostringstream s;
+  s.precision(f.digits);
+  s << std::fixed << std::get<double>(f.value);
+  return s.str();
+}
+
+std::string Report::key_values() const {
+  std::string line;
+  for (const auto& f : figures_) {
+    if (!line.empty()) line += ' ';
+    line += f.key + '=' + figure_text(f);
+  }
+  return line;
+}
+
+}  // namespace graphrf

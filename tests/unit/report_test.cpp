@@ -1,0 +1,24 @@
+#include "graphrf/core/report.hpp"
+
+#include <gtest/gtest.h>
+
+namespace graphrf {
+
+TEST(Report, KeyValuesKeepOrderAndDigits) {
+  Report r;
+  r.count("nodes", 34).number("kernel_error", 0.123456789, 6, "kernel error").number("seconds", 2.0, 1);
+  EXPECT_EQ(r.key_values(), "nodes=34 kernel_error=0.123457 seconds=2.0");
+  ASSERT_NE(r.find("kernel_error"), nullptr);
+  EXPECT_EQ(r.find("kernel_error")->label, "kernel error");
+  EXPECT_EQ(r.find("missing"), nullptr);
+}
+
+TEST(Report, AppendKeepsBothInOrder) {
+  Report a, b;
+  a.count("x", -1);
+  b.number("y", 1.5, 2);
+  a.append(b);
+  EXPECT_EQ(a.key_values(), "x=-1 y=1.50");
+}
+
+}  // namespace graphrf
