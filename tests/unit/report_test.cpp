@@ -21,4 +21,18 @@ TEST(Report, AppendKeepsBothInOrder) {
   EXPECT_EQ(a.key_values(), "x=-1 y=1.50");
 }
 
+TEST(Report, GeneralDigitsAsAStreamShowsThem) {
+  Report r;
+  r.general("error", 1.234567e-7).general("min", 0.5).general("big", 12345678.0);
+  EXPECT_EQ(r.key_values(), "error=1.23457e-07 min=0.5 big=1.23457e+07");
+}
+
+TEST(Report, AttributeOnlyFiguresStayOutOfTheResultLine) {
+  Report r;
+  r.count("n", 3).attribute(0.25, {{"/gp/metrics", "coverage"}}).number("x", 1.0, 1);
+  EXPECT_EQ(r.key_values(), "n=3 x=1.0");
+  ASSERT_EQ(r.figures().size(), 3u);
+  EXPECT_EQ(r.figures()[1].attributes.front().name, "coverage");
+}
+
 }  // namespace graphrf

@@ -19,10 +19,14 @@ struct AttributeTarget {
 struct Figure {
   std::string key;                        // the RESULT key (snake_case)
   std::variant<std::int64_t, double> value;
-  int digits = 3;                         // fixed digits of a double in the RESULT line
+  int digits = 3;                         // fixed digits of a double in the RESULT line (kGeneralDigits: see there)
   std::string label;                      // words for the log line; empty: not logged (a script-only figure)
   std::vector<AttributeTarget> attributes;  // where it is written in the output file (none: not written)
 };
+
+// Figure::digits of a double shown as a stream shows it by default: six significant digits, in scientific
+// notation when small or large (1.23457e-07), for values whose size is not known (errors, normalisers).
+inline constexpr int kGeneralDigits = -1;
 
 // The value as the RESULT line and the log show it: integers in full, doubles with `digits` fixed digits.
 std::string figure_text(const Figure& f);
@@ -38,6 +42,16 @@ class Report {
     figures_.push_back({std::move(key), value, digits, std::move(label), std::move(attributes)});
     return *this;
   }
+  // A double with six significant digits (kGeneralDigits).
+  Report& general(std::string key, double value, std::string label = {}, std::vector<AttributeTarget> attributes = {}) {
+    return number(std::move(key), value, kGeneralDigits, std::move(label), std::move(attributes));
+  }
+  // A figure kept only in the output file: no RESULT key and no log line (e.g. a figure scripts read from the
+  // file, or one the RESULT line leaves out in some runs while the file always has it).
+  Report& attribute(std::variant<std::int64_t, double> value, std::vector<AttributeTarget> attributes) {
+    figures_.push_back({{}, value, 0, {}, std::move(attributes)});
+    return *this;
+  }
   const std::vector<Figure>& figures() const { return figures_; }
   // The figure called `key` (nullptr if the run did not measure it).
   const Figure* find(const std::string& key) const {
@@ -45,7 +59,7 @@ class Report {
       if (f.key == key) return &f;
     return nullptr;
   }
-  // "k1=v1 k2=v2 ..." in the order the figures were added.
+  // "k1=v1 k2=v2 ..." in the order the figures were added (figures without a key left out).
   std::string key_values() const;
   // Appends another report's figures (e.g. a method's own report inside a command's).
   Report& append(const Report& other) {

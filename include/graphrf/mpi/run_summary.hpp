@@ -35,6 +35,10 @@ namespace graphrf {
 class PhaseTimes {
  public:
   void add(const std::string& phase, double seconds);
+  // Every phase of `other` in its order (a method's own phases inside a command's).
+  void add(const PhaseTimes& other) {
+    for (const auto& [phase, seconds] : other.phases_) add(phase, seconds);
+  }
   // "time [s]    load 1.20  walk 3.40  ...  other 0.10  total 4.80" (seconds of rank 0's clock).
   std::string line(double total_seconds) const;
 
