@@ -1,28 +1,21 @@
-// `graphrf attention`: GRF-masked linear attention across ranks, with the unmasked linear baseline and,
-// on small graphs, dense references (softmax, mask-weighted softmax and linear attention, and the GRF
-// result computed densely).
+// `graphrf attention`: GRF-masked linear attention across ranks, with the unmasked linear baseline
+// (attention/attention_run.hpp, written by attention/attention_output.hpp) and with --reference its errors
+// against softmax, mask-weighted softmax and linear attention and the GRF result computed densely
+// (reference/attention_head_errors.hpp).
 #include <charconv>
 #include <cmath>
-#include <limits>
-#include <map>
 #include <optional>
 #include <sstream>
 
-#include "graphrf/attention/attention_pipeline.hpp"
-#include "graphrf/attention/attention_reference.hpp"
+#include "graphrf/attention/attention_output.hpp"
+#include "graphrf/attention/attention_run.hpp"
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/core/option_error.hpp"
-#include "graphrf/grf/dense_gather.hpp"
-#include "graphrf/grf/dense_reference.hpp"
-#include "graphrf/graph/canonical_order.hpp"
-#include "graphrf/graph/graph_output.hpp"
-#include "graphrf/grf/grf_output.hpp"
-#include "graphrf/io/h5_output.hpp"
-#include "graphrf/mpi/run_summary.hpp"
-#include "graphrf/reference/sampled_attention_reference.hpp"
-#include "graphrf/reference/sampled_kernel_reference.hpp"
-#include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/io/h5_output.hpp"
+#include "graphrf/io/report_output.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/reference/attention_head_errors.hpp"
 
 namespace graphrf {
 
@@ -101,119 +94,6 @@ std::vector<double> parse_doubles(const std::string& option, const std::string& 
   return out;
 }
 
-// Per-head matrices (n_local x c) interleaved into rows of H x c, the layout of an N x H x c dataset.
-std::vector<double> interleave_heads(const std::vector<RowMatrix>& per_head) {
-  const auto n = per_head.empty() ? 0 : per_head[0].rows(), c = per_head.empty() ? 0 : per_head[0].cols();
-  std::vector<double> out(static_cast<size_t>(n * c) * per_head.size());
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (size_t h = 0; h < per_head.size(); ++h)
-      for (Eigen::Index x = 0; x < c; ++x)
-        out[static_cast<size_t>(i) * per_head.size() * static_cast<size_t>(c) + h * static_cast<size_t>(c) + static_cast<size_t>(x)] = per_head[h](i, x);
-  return out;
-}
-
-Eigen::MatrixXd gather_dense(const DistributedGraph& g, const RowMatrix& local) {
-  return gather_dense_block(*g.comm, local, g.n_global());
-}
-
-// A key naming a kernel exactly (describe() abbreviates long coefficient lists).
-std::string kernel_key(const KernelSpec& k) {
-  std::ostringstream key;
-  key.precision(17);
-  key << static_cast<int>(k.kind) << ' ' << k.beta << ' ' << k.power << ' ' << k.shift << ' ' << k.laplacian_scale;
-  for (const double c : k.coefficients) key << ' ' << c;
-  return key.str();
-}
-
-double sq(double x) { return x * x; }
-
-// The references of every head. The exact kernel is computed once per distinct kernel (heads with the same
-// kernel share it), and densely from one eigendecomposition of W shared by all kernels; above the dense
-// limit, from the sampled exact columns of each distinct kernel.
-class AttentionReference {
- public:
-  AttentionReference(const DistributedGraph& g, const ReferenceOptions& options, const WalkOptions& walk)
-      : g_(g), options_(options), walk_(walk), dense_(dense_reference(options, g.n_global())) {}
-
-  SampledAttentionErrors errors(const QkvRows& qkv, int h, const HeadResult& r) {
-    return dense_ ? dense_errors(qkv, h, r) : sampled_errors(qkv, h, r);
-  }
-
- private:
-  SampledAttentionErrors dense_errors(const QkvRows& qkv, int h, const HeadResult& r) {
-    const Communicator& comm = *g_.comm;
-    const auto head = static_cast<size_t>(h);
-    const Eigen::MatrixXd q = gather_dense(g_, qkv.q[head]), k = gather_dense(g_, qkv.k[head]), v = gather_dense(g_, qkv.v[head]),
-                          pq = gather_dense(g_, r.phi_q), pk = gather_dense(g_, r.phi_k), out = gather_dense(g_, r.output),
-                          lin = gather_dense(g_, r.linear);
-    if (!spectrum_) {
-      const Eigen::MatrixXd w = gather_dense_w(g_, walk_);
-      spectrum_ = comm.is_root() ? symmetric_spectrum(w) : DenseSpectrum{};
-    }
-    const Eigen::MatrixXd estimate = dense_kernel_estimate(g_, r.grf);
-    std::vector<double> e(5, 0.0);
-    if (comm.is_root()) {
-      const auto key = kernel_key(r.kernel);
-      if (!dense_exact_.count(key)) dense_exact_.emplace(key, kernel_matrix_from_spectrum(r.kernel, *spectrum_));
-      const Eigen::MatrixXd& exact = dense_exact_.at(key);
-      e = {relative_error(out, softmax_attention(q, k, v)), relative_error(out, masked_softmax_attention(q, k, v, exact)),
-           relative_error(out, masked_linear_attention(pq, pk, v, exact)),
-           relative_error(out, masked_linear_attention(pq, pk, v, estimate)), relative_error(out, lin)};
-    }
-    comm.broadcast(e);
-    SampledAttentionErrors errors;
-    SampledError* targets[] = {&errors.softmax, &errors.masked_softmax, &errors.masked_linear, &errors.grf_dense, &errors.linear};
-    for (size_t i = 0; i < e.size(); ++i) *targets[i] = sampled_relative_error(std::vector<double>{sq(e[i])}, std::vector<double>{1.0}, 1);
-    for (auto* t : targets) t->rows = t->samples = g_.n_global();
-    return errors;
-  }
-
-  SampledAttentionErrors sampled_errors(const QkvRows& qkv, int h, const HeadResult& r) {
-    const auto key = kernel_key(r.kernel);
-    if (!sampled_exact_.count(key))
-      sampled_exact_.emplace(key, sampled_kernel_columns(g_, r.kernel, walk_, options_.samples, walk_.seed));
-    const SampledKernelColumns& exact = sampled_exact_.at(key);
-    const auto head = static_cast<size_t>(h);
-    return sampled_attention_errors(g_, exact.sample, qkv.q[head], qkv.k[head], qkv.v[head], r.phi_q, r.phi_k, r.output, r.linear,
-                                    exact.exact, sampled_estimate_columns(g_, r.grf, exact.sample));
-  }
-
-  const DistributedGraph& g_;
-  ReferenceOptions options_;
-  WalkOptions walk_;
-  bool dense_;
-  std::optional<DenseSpectrum> spectrum_;
-  std::map<std::string, Eigen::MatrixXd> dense_exact_;
-  std::map<std::string, SampledKernelColumns> sampled_exact_;
-};
-
-std::string with_error(const SampledError& e) {
-  return fmt(e.value, 6) + (e.exact() ? "" : " +- " + fmt(e.standard_error, 6));
-}
-
-}  // namespace
-
-namespace {
-
-// Q/K/V of extreme magnitude overflow the feature map or its sums (relu features of 1e200: NaN; V of 1e308: inf):
-// refused, naming the node of the first bad row, before any result is reported. Collective.
-void check_outputs_finite(const DistributedGraph& g, const std::vector<HeadResult>& heads, const std::string& source) {
-  constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
-  std::int64_t bad = kNone, id = kNone;
-  for (std::int64_t i = 0; i < g.n_local(); ++i)
-    for (const auto& r : heads)
-      if (!r.output.row(i).allFinite() && g.canonical_index[static_cast<size_t>(i)] < bad) {
-        bad = g.canonical_index[static_cast<size_t>(i)];
-        id = g.original_id[static_cast<size_t>(i)];
-      }
-  const std::int64_t first = g.comm->min(bad);
-  if (first == kNone) return;
-  const std::int64_t node = g.comm->min(bad == first ? id : kNone);
-  throw InputError(source + ": the attention output of node " + std::to_string(node) +
-                       " is NaN or infinite: the feature map or its sums overflowed; scale Q, K and V down",
-                   /*collective=*/true);
-}
-
 }  // namespace
 
 int run_attention_command(const CommandContext& ctx) {
@@ -267,123 +147,52 @@ int run_attention_command(const CommandContext& ctx) {
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   bind_walk_weights(log, g, config.walk, config.kernel);
   check_reference_plan(g, reference, config.walk);
-  if (qkv_path.empty())  // --heads and --synthetic may ask for any size: refused before it is allocated
-    collective_try(comm, [&] {
-      const int heads = vm["heads"].as<int>();
-      // Per row and head: q, k, v, then the output and unmasked linear result and their interleaved copies.
-      require_memory(8.0 * static_cast<double>(g.n_local()) * heads * (2.0 * synthetic[0] + 5.0 * synthetic[1]),
-                     "synthetic Q/K/V (--heads " + std::to_string(heads) + ", --synthetic " + std::to_string(synthetic[0]) +
-                         "," + std::to_string(synthetic[1]) + ", " + std::to_string(g.n_local()) + " nodes on this rank)");
-    });
-  const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
-                                       : read_qkv(g, qkv_path);
   phases.add("load", phase.seconds());
-  if (!qkv.row_order.empty()) log.info("inputs      " + qkv_path + ": " + qkv.row_order);
-  log.info("inputs      " + (qkv_path.empty() ? std::string("synthetic") : qkv_path) + ": " + std::to_string(qkv.heads) +
-           " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
-           std::string(feature_kind_name(config.features.kind)));
-  phase.reset();
-  const auto heads = run_attention(g, qkv, config, log);
-  check_outputs_finite(g, heads, qkv_path.empty() ? "synthetic Q/K/V" : qkv_path);
-  phases.add("walks + attention", phase.seconds());
+  AttentionRunOptions options;
+  options.config = config;
+  options.qkv_path = qkv_path;
+  options.heads = vm["heads"].as<int>();
+  options.synthetic = synthetic;
+  options.save_grf = save_grf;
+  options.by_length = vm["by-length"].as<bool>();
+  const AttentionRun run = run_graph_attention(g, options, log);
+  phases.add(run.phases);
 
-  std::ostringstream result;
-  result << "nodes=" << g.n_global() << " heads=" << qkv.heads;
+  Report report;
+  report.count("nodes", g.n_global()).count("heads", run.qkv.heads);
   std::vector<SampledAttentionErrors> errors;
   std::optional<AttentionReference> references;
   if (reference.enabled) {
     log.info("plan        reference " + reference_cost(reference, g.n_global()));
     references.emplace(g, reference, config.walk);
   }
-  for (int h = 0; h < qkv.heads; ++h) {
-    const HeadResult& r = heads[static_cast<size_t>(h)];
+  for (int h = 0; h < run.qkv.heads; ++h) {
+    const HeadResult& r = run.heads[static_cast<size_t>(h)];
     const NnzSummary nnz = nnz_per_row(comm, r.grf.phi[0]);
     log.info("head " + std::to_string(h) + "      " + describe(r.kernel));
     if (!(config.shared_walks && h > 0)) report_grf(log, r.grf, nnz, config.walk, g.n_global());
-    log.info("attention   key pass " + fmt(r.stats.key_seconds) + " s, query pass " + fmt(r.stats.query_seconds) +
-             " s, normaliser min " + sci(r.stats.denominator_min) + ", bad rows " + std::to_string(r.stats.bad_rows) +
-             ", " + fmt(static_cast<double>(comm.sum(r.stats.bytes_moved)) / 1e6, 2) + " MB moved");
+    log.info(describe_attention_pass(comm, r));
     if (references) {
       Timer timer;
       log.info("computing   the reference of head " + std::to_string(h));
-      errors.push_back(references->errors(qkv, h, r));
-      const auto& e = errors.back();
-      const std::string how = e.softmax.exact() ? "dense" : "sampled: " + std::to_string(e.softmax.samples) + " of " +
-                                                                 std::to_string(g.n_global()) + " rows, +- standard error";
-      log.info("reference   relative error of the GRF result vs: " +
-               std::string(e.grf_dense.exact() ? "dense GRF-masked " : "GRF-estimate-masked ") + sci(e.grf_dense.value) + "  exact M-masked linear " + with_error(e.masked_linear) +
-               "  exact M-masked softmax " + with_error(e.masked_softmax) + "  softmax " + with_error(e.softmax) +
-               "  unmasked linear " + with_error(e.linear) + " (" + how + ", " + fmt(comm.max(timer.seconds()), 2) + " s)");
+      errors.push_back(references->errors(run.qkv, h, r));
+      log.info(describe_attention_errors(errors.back(), g.n_global(), comm.max(timer.seconds())));
       phases.add("reference", timer.seconds());
-      result << " head" << h << "_error_vs_masked_linear=" << fmt(e.masked_linear.value, 8) << " head" << h
-             << "_error_vs_dense_grf=" << e.grf_dense.value;
-      if (!e.masked_linear.exact())
-        result << " head" << h << "_error_vs_masked_linear_se=" << fmt(e.masked_linear.standard_error, 8);
+      report.append(attention_error_figures(h, errors.back()));
     }
-    result << " head" << h << "_denominator_min=" << r.stats.denominator_min << " head" << h << "_bad_rows=" << r.stats.bad_rows;
+    report.append(attention_head_figures(h, r));
   }
-  result << " seconds=" << fmt(total.seconds(), 4);
-  log.result(result.str());
+  report.number("seconds", total.seconds(), 4);
+  print_report(log, report);
 
   phase.reset();
   if (!out_path.empty()) {
     log.info("writing     " + out_path);
     H5Output out(comm, out_path);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, config.walk.seed);
-    write_nodes(out, g);
-    const CanonicalOrder order(g);
-    std::vector<RowMatrix> outputs, linears;
-    for (const auto& r : heads) {
-      outputs.push_back(r.output);
-      linears.push_back(r.linear);
-    }
-    const bool multi = qkv.heads > 1;
-    const std::vector<std::uint64_t> trailing = multi ? std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.heads), static_cast<std::uint64_t>(qkv.dv)}
-                                                      : std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.dv)};
-    write_node_rows<double>(out, order, "/attention/output", interleave_heads(outputs), trailing);
-    write_node_rows<double>(out, order, "/attention/linear_unmasked", interleave_heads(linears), trailing);
-    const std::string axes = multi ? "node, head, value" : "node, value";  // rows in /nodes/id order
-    out.set_attribute("/attention/output", "axes", axes);
-    out.set_attribute("/attention/linear_unmasked", "axes", axes);
-    std::vector<std::int64_t> nnz(static_cast<size_t>(g.n_local()) * heads.size());
-    for (std::int64_t i = 0; i < g.n_local(); ++i)
-      for (size_t h = 0; h < heads.size(); ++h)
-        nnz[static_cast<size_t>(i) * heads.size() + h] =
-            heads[h].grf.phi[0].indptr[static_cast<size_t>(i) + 1] - heads[h].grf.phi[0].indptr[static_cast<size_t>(i)];
-    write_node_rows<std::int64_t>(out, order, "/attention/stats/nnz_per_row", nnz, multi ? std::vector<std::uint64_t>{heads.size()} : std::vector<std::uint64_t>{});
-    std::vector<double> den_min, key_s, query_s;
-    std::int64_t bytes = 0, bad = 0;
-    for (const auto& r : heads) {
-      den_min.push_back(r.stats.denominator_min);
-      key_s.push_back(r.stats.key_seconds);
-      query_s.push_back(r.stats.query_seconds);
-      bytes += r.stats.bytes_moved;
-      bad += r.stats.bad_rows;
-    }
-    out.write_replicated<double>("/attention/stats/denominator_min", den_min);
-    out.write_replicated<double>("/launch/attention/key_pass_seconds", key_s);
-    out.write_replicated<double>("/launch/attention/query_pass_seconds", query_s);
-    out.write_per_rank<std::int64_t>("/launch/attention/bytes_moved", bytes);
-    out.set_attribute("/attention/stats", "bad_rows", bad);
-    out.set_attribute("/attention", "feature", std::string(feature_kind_name(config.features.kind)));
-    out.set_attribute("/attention", "estimator", std::string(estimator_name(config.estimator)));
-    if (reference.enabled) {
-      const std::pair<const char*, SampledError SampledAttentionErrors::*> fields[] = {
-          {"error_vs_softmax", &SampledAttentionErrors::softmax},
-          {"error_vs_masked_softmax", &SampledAttentionErrors::masked_softmax},
-          {"error_vs_masked_linear", &SampledAttentionErrors::masked_linear},
-          {"error_vs_dense_grf", &SampledAttentionErrors::grf_dense},
-          {"error_vs_unmasked_linear", &SampledAttentionErrors::linear}};
-      const bool sampled = !errors.front().softmax.exact();
-      for (const auto& [name, field] : fields) {
-        std::vector<double> values, standard_errors;
-        for (const auto& e : errors) values.push_back((e.*field).value), standard_errors.push_back((e.*field).standard_error);
-        out.write_replicated<double>("/attention/reference/" + std::string(name), values);
-        if (sampled) out.write_replicated<double>("/attention/reference/" + std::string(name) + "_standard_error", standard_errors);
-      }
-      if (sampled) out.set_attribute("/attention/reference", "sampled_rows", errors.front().softmax.samples);
-    }
-    if (save_grf) write_grf(out, g, heads[0].grf, heads[0].kernel, config.walk, vm["by-length"].as<bool>());
+    write_attention(out, g, run);
+    if (reference.enabled) write_attention_errors(out, errors);
+    write_report(out, report);
     out.commit();
     log.info("wrote       " + out_path + " in " + fmt(phase.seconds(), 2) + " s");
     phases.add("write", phase.seconds());

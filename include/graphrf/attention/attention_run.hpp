@@ -1,0 +1,42 @@
+#pragma once
+// One run of `graphrf attention` on a graph: its Q/K/V (an HDF5 file or seeded synthetic ones), the GRF-masked
+// and unmasked linear attention of every head (run_attention), and the figures of each head. attention_output.hpp
+// writes the result; the references (reference/attention_head_errors.hpp) check it.
+#include <string>
+#include <vector>
+
+#include "graphrf/attention/attention_pipeline.hpp"
+#include "graphrf/core/report.hpp"
+#include "graphrf/mpi/log.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+
+namespace graphrf {
+
+struct AttentionRunOptions {
+  AttentionConfig config;
+  std::string qkv_path;                 // HDF5 Q/K/V (qkv.hpp); empty: synthetic Q/K/V
+  int heads = 1;                        // heads of synthetic Q/K/V
+  std::vector<int> synthetic = {8, 8};  // d, d_v of synthetic Q/K/V
+  bool save_grf = false;                // the writer also writes what `graphrf grf` writes
+  bool by_length = false;               // with save_grf: also /grf_by_length
+};
+
+struct AttentionRun {
+  AttentionRunOptions options;
+  QkvRows qkv;
+  std::vector<HeadResult> heads;
+  PhaseTimes phases;  // load (Q/K/V), walks + attention
+};
+
+// Collective. Refuses synthetic Q/K/V larger than the memory budget before allocating them, and outputs that
+// overflowed (InputError naming the node).
+AttentionRun run_graph_attention(const DistributedGraph& g, const AttentionRunOptions& options, const Log& log);
+
+// "attention   key pass ... s, query pass ... s, normaliser min ..., bad rows ..., ... MB moved" for one head.
+// Collective (the bytes moved are summed over ranks).
+std::string describe_attention_pass(const Communicator& comm, const HeadResult& head);
+
+// head<h>_denominator_min and head<h>_bad_rows.
+Report attention_head_figures(int h, const HeadResult& head);
+
+}  // namespace graphrf
