@@ -21,4 +21,11 @@ TEST(Report, AppendKeepsBothInOrder) {
   EXPECT_EQ(a.key_values(), "x=-1 y=1.50");
 }
 
+TEST(Report, SignificantDigitsAndTextAsAStreamShowsThem) {
+  Report r;
+  r.significant("lambda_k", 0.000123456789).significant("large", 1234567.0).significant("one", 1.0).text("sigma", "1,3,2");
+  EXPECT_EQ(r.key_values(), "lambda_k=0.000123457 large=1.23457e+06 one=1 sigma=1,3,2");
+  EXPECT_EQ(std::get<std::string>(r.find("sigma")->value), "1,3,2");
+}
+
 }  // namespace graphrf
