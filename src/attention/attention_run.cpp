@@ -68,7 +68,7 @@ std::string describe_attention_pass(const Communicator& comm, const HeadResult& 
 Report attention_head_figures(int h, const HeadResult& r) {
   const std::string head = "head" + std::to_string(h);
   Report report;
-  report.general(head + "_denominator_min", r.stats.denominator_min).count(head + "_bad_rows", r.stats.bad_rows);
+  report.significant(head + "_denominator_min", r.stats.denominator_min).count(head + "_bad_rows", r.stats.bad_rows);
   return report;
 }
 

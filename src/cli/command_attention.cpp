@@ -12,6 +12,7 @@
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/core/option_error.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/grf/grf_run.hpp"
 #include "graphrf/io/h5_output.hpp"
 #include "graphrf/io/report_output.hpp"
 #include "graphrf/mpi/run_summary.hpp"
@@ -19,7 +20,6 @@
 
 namespace graphrf {
 
-void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk, std::int64_t n_nodes);
 int run_attention_frames(const CommandContext& ctx, const AttentionConfig& attention, const std::vector<int>& synthetic,
                          const std::string& out_path);
 

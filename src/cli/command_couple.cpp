@@ -1,12 +1,10 @@
 // `graphrf couple`: learn the permutation of a sigma-coupling of walk lengths for a graph, a p_halt and a
 // target (a kernel or PageRank) by optimal transport, and write it for --coupling sigma --sigma FILE.
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/core/timer.hpp"
-#include "graphrf/grf/sigma_learning.hpp"
+#include "graphrf/grf/couple_run.hpp"
+#include "graphrf/grf/sigma_file.hpp"
+#include "graphrf/io/report_output.hpp"
 #include "graphrf/mpi/run_summary.hpp"
 
 namespace graphrf {
@@ -36,15 +34,6 @@ void add_couple_options(po::options_description& desc) {
 }
 
 namespace {
-std::string permutation_text(const std::vector<int>& sigma) {
-  std::string s;
-  for (size_t k = 0; k < sigma.size(); ++k) {
-    if (k > 0) s += ' ';
-    s += std::to_string(sigma[k] + 1);
-  }
-  return s;
-}
-
 // --target pagerank learns sigma for PageRank walks: a kernel option would be ignored.
 void refuse_kernel_options(const po::variables_map& vm) {
   const std::pair<const char*, bool> set[] = {{"kernel", vm["kernel"].as<std::string>() != "diffusion"},
@@ -62,9 +51,9 @@ int run_couple(const CommandContext& ctx) {
   const Communicator& comm = ctx.comm;
   const auto& vm = ctx.vm;
   GraphOptions graph_options;
-  SigmaLearningOptions o;
+  CoupleRunOptions options;
+  SigmaLearningOptions& o = options.learning;
   std::string out_path;
-  std::int64_t start_nodes = 0;
   collective_try(comm, [&] {
     graph_options = directed_graph_options_from(vm);
     o.target = parse_sigma_target(vm["target"].as<std::string>());
@@ -85,11 +74,12 @@ int run_couple(const CommandContext& ctx) {
       throw InputError("--scale: applies to --weights raw (W = scale * A)");
     o.order = vm["sigma-order"].as<int>();
     o.samples = vm["samples"].as<std::int64_t>();
-    start_nodes = vm["start-nodes"].as<std::int64_t>();
+    options.start_nodes = vm["start-nodes"].as<std::int64_t>();
     if (o.order < 1 || o.order > 4096) throw InputError("--sigma-order: must be in 1..4096 (got " + std::to_string(o.order) + ")");
     if (o.samples < 1 || o.samples > 1000000)
       throw InputError("--samples: must be in 1..1000000 (got " + std::to_string(o.samples) + ")");
-    if (start_nodes < 2) throw InputError("--start-nodes: must be >= 2 (got " + std::to_string(start_nodes) + ")");
+    if (options.start_nodes < 2)
+      throw InputError("--start-nodes: must be >= 2 (got " + std::to_string(options.start_nodes) + ")");
     WalkOptions check = o.walk;
     check.walkers = o.samples;
     validate(check);
@@ -102,46 +92,15 @@ int run_couple(const CommandContext& ctx) {
   phases.add("load", phase.seconds());
   phase.reset();
   bind_walk_weights(log, g, o.walk, o.kernel);
-  o.start_every = std::max<std::int64_t>(1, g.n_global() / start_nodes);
-  log.info(std::string("couple      target ") + (o.target == SigmaTarget::kernel ? describe(o.kernel) : "pagerank") +
-           ", p_halt " + fmt(o.walk.p_halt, 3) + ", m " + std::to_string(o.order) + ", S " + std::to_string(o.samples) +
-           " walks per quantile from every " + std::to_string(o.start_every) + "th node");
-  const SigmaLearningResult r = learn_sigma(g, o, log);
-  phases.add("walk", r.walk_seconds);
-  phases.add("cost", r.cost_seconds);
-  phases.add("assignment", r.solve_seconds);
-  phase.reset();
-  log.info("couple      " + std::to_string(r.start_nodes) + " start nodes, walks " + fmt(r.walk_seconds, 3) +
-           " s, cost matrix " + fmt(r.cost_seconds, 3) + " s, assignment " + fmt(r.solve_seconds, 5) + " s");
-  log.info("sigma       " + permutation_text(r.sigma));
-  log.info("cost        sigma " + fmt(r.cost_sigma, 6) + ", identity " + fmt(r.cost_identity, 6) + ", random permutation " +
-           permutation_text(r.random) + " " + fmt(r.cost_random, 6) + " (mean over all permutations " +
-           fmt(r.cost_random_mean, 6) + ")");
-  std::string sigma_csv = permutation_text(r.sigma);
-  for (auto& ch : sigma_csv) ch = ch == ' ' ? ',' : ch;
-  std::ostringstream result_line;
-  result_line << "order=" << o.order << " start_nodes=" << r.start_nodes << " sigma=" << sigma_csv
-              << " cost_sigma=" << fmt(r.cost_sigma, 8) << " cost_identity=" << fmt(r.cost_identity, 8)
-              << " cost_random=" << fmt(r.cost_random, 8) << " cost_random_mean=" << fmt(r.cost_random_mean, 8)
-              << " cost_seconds=" << fmt(r.cost_seconds, 4) << " solve_seconds=" << fmt(r.solve_seconds, 6);
-  log.result(result_line.str());
+  const CoupleResult result = run_couple(g, options, log);
+  phases.add("walk", result.learned.walk_seconds);
+  phases.add("cost", result.learned.cost_seconds);
+  phases.add("assignment", result.learned.solve_seconds);
+  print_report(log, result.report);
 
+  phase.reset();
   if (!out_path.empty()) {
-    OutputTemporary temporary(comm, out_path);  // this run's own file, removed unless published
-    collective_try(comm, [&] {
-      if (!comm.is_root()) return;
-      const std::string& partial = temporary.path();
-      {
-        std::ofstream f(partial);
-        f << "# sigma-coupling learned by: " << ctx.command_line << "\n"
-          << "# cost sum_q C(q, sigma(q)): this sigma " << r.cost_sigma << ", identity " << r.cost_identity
-          << ", mean over uniform permutations " << r.cost_random_mean << "\n"
-          << permutation_text(r.sigma) << "\n";
-        if (!f.flush()) throw Error("--out: writing '" + partial + "' failed");
-      }
-      if (const std::string error = temporary.publish(); !error.empty())
-        throw InputError("--out " + out_path + ": cannot create file: " + error);
-    });
+    write_sigma_file(comm, out_path, result, ctx.command_line);
     log.info("wrote       " + out_path);
     phases.add("write", phase.seconds());
   }

@@ -6,8 +6,9 @@ namespace graphrf {
 
 std::string figure_text(const Figure& f) {
   if (const auto* i = std::get_if<std::int64_t>(&f.value)) return std::to_string(*i);
+  if (const auto* t = std::get_if<std::string>(&f.value)) return *t;
   std::ostringstream s;
-  if (f.digits == kGeneralDigits) {
+  if (f.digits == kSignificant) {
     s << std::get<double>(f.value);
     return s.str();
   }

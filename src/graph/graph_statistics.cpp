@@ -82,4 +82,9 @@ GraphStatistics compute_statistics(const DistributedGraph& g) {
   return s;
 }
 
+double max_weighted_degree(const DistributedGraph& g) {
+  const double local = g.degree.empty() ? 0.0 : *std::max_element(g.degree.begin(), g.degree.end());
+  return g.comm->max(local);
+}
+
 }  // namespace graphrf

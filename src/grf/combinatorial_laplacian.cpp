@@ -5,11 +5,6 @@
 
 namespace graphrf {
 
-double max_weighted_degree(const DistributedGraph& g) {
-  const double local = g.degree.empty() ? 0.0 : *std::max_element(g.degree.begin(), g.degree.end());
-  return g.comm->max(local);
-}
-
 void bind_combinatorial_laplacian(const DistributedGraph& g, WalkOptions& walk, KernelSpec& kernel) {
   if (walk.weights != WeightMode::combinatorial) return;
   const double d_max = max_weighted_degree(g);

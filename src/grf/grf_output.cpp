@@ -1,6 +1,8 @@
 #include "graphrf/grf/grf_output.hpp"
 
 #include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/graph/graph_output.hpp"
+#include "graphrf/io/report_output.hpp"
 
 namespace graphrf {
 
@@ -88,6 +90,13 @@ void write_grf(H5Output& out, const DistributedGraph& g, const GrfRun& run, cons
   out.set_attribute("/kernel", "weights", std::string(weight_mode_name(walk.weights)));
   // f and alpha are coefficients of powers of W = I - (D - A)/d_max: d_max is needed to read them.
   if (walk.weights == WeightMode::combinatorial) out.set_attribute("/kernel", "max_degree", walk.max_degree);
+}
+
+void write_grf_result(H5Output& out, const DistributedGraph& g, const GrfResult& result, const GrfRunOptions& options) {
+  write_nodes(out, g);
+  write_grf(out, g, result.run, options.kernel, options.walk, options.by_length);
+  out.set_attribute("/grf", "nnz_per_row_min", result.nnz.min);
+  write_report(out, result.report);
 }
 
 }  // namespace graphrf

@@ -11,7 +11,7 @@ void print_report(const Log& log, const Report& report) {
 void write_report(H5Output& out, const Report& report) {
   for (const auto& f : report.figures())
     for (const auto& target : f.attributes)
-      std::visit([&](auto value) { out.set_attribute(target.object, target.name, value); }, f.value);
+      std::visit([&](const auto& value) { out.set_attribute(target.object, target.name, value); }, f.value);
 }
 
 }  // namespace graphrf

@@ -81,7 +81,7 @@ std::string describe_attention_errors(const SampledAttentionErrors& e, std::int6
 Report attention_error_figures(int h, const SampledAttentionErrors& e) {
   const std::string head = "head" + std::to_string(h);
   Report report;
-  report.number(head + "_error_vs_masked_linear", e.masked_linear.value, 8).general(head + "_error_vs_dense_grf", e.grf_dense.value);
+  report.number(head + "_error_vs_masked_linear", e.masked_linear.value, 8).significant(head + "_error_vs_dense_grf", e.grf_dense.value);
   if (!e.masked_linear.exact()) report.number(head + "_error_vs_masked_linear_se", e.masked_linear.standard_error, 8);
   return report;
 }

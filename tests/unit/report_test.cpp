@@ -21,9 +21,9 @@ TEST(Report, AppendKeepsBothInOrder) {
   EXPECT_EQ(a.key_values(), "x=-1 y=1.50");
 }
 
-TEST(Report, GeneralDigitsAsAStreamShowsThem) {
+TEST(Report, SignificantDigitsInScientificWhenSmallOrLarge) {
   Report r;
-  r.general("error", 1.234567e-7).general("min", 0.5).general("big", 12345678.0);
+  r.significant("error", 1.234567e-7).significant("min", 0.5).significant("big", 12345678.0);
   EXPECT_EQ(r.key_values(), "error=1.23457e-07 min=0.5 big=1.23457e+07");
 }
 
@@ -33,6 +33,13 @@ TEST(Report, AttributeOnlyFiguresStayOutOfTheResultLine) {
   EXPECT_EQ(r.key_values(), "n=3 x=1.0");
   ASSERT_EQ(r.figures().size(), 3u);
   EXPECT_EQ(r.figures()[1].attributes.front().name, "coverage");
+}
+
+TEST(Report, SignificantDigitsAndTextAsAStreamShowsThem) {
+  Report r;
+  r.significant("lambda_k", 0.000123456789).significant("large", 1234567.0).significant("one", 1.0).text("sigma", "1,3,2");
+  EXPECT_EQ(r.key_values(), "lambda_k=0.000123457 large=1.23457e+06 one=1 sigma=1,3,2");
+  EXPECT_EQ(std::get<std::string>(r.find("sigma")->value), "1,3,2");
 }
 
 }  // namespace graphrf

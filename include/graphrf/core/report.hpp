@@ -18,17 +18,17 @@ struct AttributeTarget {
 
 struct Figure {
   std::string key;                        // the RESULT key (snake_case)
-  std::variant<std::int64_t, double> value;
-  int digits = 3;                         // fixed digits of a double in the RESULT line (kGeneralDigits: see there)
+  std::variant<std::int64_t, double, std::string> value;
+  int digits = 3;                         // fixed digits of a double in the RESULT line (kSignificant: see there)
   std::string label;                      // words for the log line; empty: not logged (a script-only figure)
   std::vector<AttributeTarget> attributes;  // where it is written in the output file (none: not written)
 };
 
-// Figure::digits of a double shown as a stream shows it by default: six significant digits, in scientific
-// notation when small or large (1.23457e-07), for values whose size is not known (errors, normalisers).
-inline constexpr int kGeneralDigits = -1;
+// Figure::digits of a double shown as a stream shows it by default: 6 significant digits, fixed or scientific.
+inline constexpr int kSignificant = -1;
 
-// The value as the RESULT line and the log show it: integers in full, doubles with `digits` fixed digits.
+// The value as the RESULT line and the log show it: integers in full, doubles with `digits` fixed digits (or 6
+// significant ones), text as it is.
 std::string figure_text(const Figure& f);
 
 class Report {
@@ -42,14 +42,21 @@ class Report {
     figures_.push_back({std::move(key), value, digits, std::move(label), std::move(attributes)});
     return *this;
   }
-  // A double with six significant digits (kGeneralDigits).
-  Report& general(std::string key, double value, std::string label = {}, std::vector<AttributeTarget> attributes = {}) {
-    return number(std::move(key), value, kGeneralDigits, std::move(label), std::move(attributes));
+  // A double with 6 significant digits (kSignificant), for values of any magnitude.
+  Report& significant(std::string key, double value, std::string label = {}, std::vector<AttributeTarget> attributes = {}) {
+    return number(std::move(key), value, kSignificant, std::move(label), std::move(attributes));
+  }
+  // Text without spaces (the RESULT line splits on them), e.g. a permutation "1,3,2".
+  Report& text(std::string key, std::string value, std::string label = {}, std::vector<AttributeTarget> attributes = {}) {
+    figures_.push_back({std::move(key), std::move(value), 0, std::move(label), std::move(attributes)});
+    return *this;
   }
   // A figure kept only in the output file: no RESULT key and no log line (e.g. a figure scripts read from the
   // file, or one the RESULT line leaves out in some runs while the file always has it).
   Report& attribute(std::variant<std::int64_t, double> value, std::vector<AttributeTarget> attributes) {
-    figures_.push_back({{}, value, 0, {}, std::move(attributes)});
+    Figure f{{}, {}, 0, {}, std::move(attributes)};
+    std::visit([&](auto v) { f.value = v; }, value);
+    figures_.push_back(std::move(f));
     return *this;
   }
   const std::vector<Figure>& figures() const { return figures_; }

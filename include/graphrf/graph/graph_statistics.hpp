@@ -21,4 +21,8 @@ std::vector<std::int64_t> connected_component_labels(const DistributedGraph& g);
 
 GraphStatistics compute_statistics(const DistributedGraph& g);
 
+// The largest weighted degree over all ranks. Rank-invariant: each d_i is its row's sum in canonical order.
+// Collective.
+double max_weighted_degree(const DistributedGraph& g);
+
 }  // namespace graphrf

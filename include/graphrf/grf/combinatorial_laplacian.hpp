@@ -6,14 +6,11 @@
 // adjacency): each node gains a self-loop of weight (d_max - d_i) / d_max. A kernel h(L) is then
 // h(d_max (I - W)), a series in W whose beta is beta * d_max (KernelSpec::laplacian_scale).
 #include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/grf/kernel.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
-
-// The largest weighted degree over all ranks. Rank-invariant: each d_i is its row's sum in canonical order.
-// Collective.
-double max_weighted_degree(const DistributedGraph& g);
 
 // Under --weights combinatorial: walk.max_degree and kernel.laplacian_scale become d_max (1 for a graph
 // without edges, whose L is 0 and whose W is I). Otherwise nothing changes. Collective.

@@ -9,7 +9,8 @@ namespace graphrf {
 
 // Rank 0: one log line "result      LABEL = VALUE" per labelled figure, then "RESULT k=v ...". Not collective.
 void print_report(const Log& log, const Report& report);
-// Collective: every figure's attributes (integers as int64, doubles as double). The same report on every rank.
+// Collective: every figure's attributes (integers as int64, doubles as double, text as a string). The same report
+// on every rank.
 void write_report(H5Output& out, const Report& report);
 
 }  // namespace graphrf
