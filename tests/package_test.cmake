@@ -25,8 +25,9 @@ foreach(f include/graphrf/version.hpp include/graphrf/io/graph_formats.hpp lib/c
     message(FATAL_ERROR "package test: ${f} was not installed")
   endif()
 endforeach()
-# The exported targets must not point back into the source or build tree.
-file(GLOB target_files "${prefix}/lib/cmake/graphrf/graphrfTargets*.cmake")
+# The exported targets must not point back into the source or build tree, nor ask for the app's
+# Boost.Program_options.
+file(GLOB target_files "${prefix}/lib/cmake/graphrf/graphrf*.cmake")
 foreach(f ${target_files})
   file(READ "${f}" text)
   foreach(tree "${GRAPHRF_BUILD_DIR}" "${GRAPHRF_SOURCE_DIR}")
@@ -34,6 +35,20 @@ foreach(f ${target_files})
       message(FATAL_ERROR "package test: ${f} refers to ${tree}")
     endif()
   endforeach()
+  if(text MATCHES "program_options")
+    message(FATAL_ERROR "package test: ${f} names program_options (the app's dependency, not the library's)")
+  endif()
+endforeach()
+# The app's headers stay out of the package, and no installed header needs Boost.Program_options.
+if(EXISTS "${prefix}/include/graphrf/cli")
+  message(FATAL_ERROR "package test: the app's headers (include/graphrf/cli) were installed")
+endif()
+file(GLOB_RECURSE installed_headers "${prefix}/include/graphrf/*.hpp")
+foreach(f ${installed_headers})
+  file(STRINGS "${f}" boost_includes REGEX "#[ \t]*include[ \t]*<boost/program_options")
+  if(boost_includes)
+    message(FATAL_ERROR "package test: ${f} includes Boost.Program_options")
+  endif()
 endforeach()
 
 set(configure_args -S "${PACKAGE_SOURCE_DIR}" -B "${WORK_DIR}/build" -DCMAKE_BUILD_TYPE=Release
