@@ -248,13 +248,7 @@ void read_coupling_options(const po::variables_map& vm, WalkOptions& o) {
 
 void add_walk_options(po::options_description& desc) {
   po::options_description group("walks");
-  group.add_options()
-      ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
-      ("p-halt", double_value(0.5), "halting probability before every hop")
-      ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
-      ("fixed-length", po::value<std::int64_t>(),
-       "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
+  // In this order, the order of --dump-config and of /config in every output (the coupling options come first).
   add_coupling_options(group);
   group.add_options()
       ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
@@ -262,7 +256,13 @@ void add_walk_options(po::options_description& desc) {
        "normalized: W = D^-1/2 A D^-1/2, L = I - W | raw: W = scale * A | combinatorial: kernels of L = D - A "
        "(PyGSP's), walks on W = I - L/d_max (self-loops (d_max - d_i)/d_max), so beta acts as beta * d_max and "
        "--alpha/--f are coefficients of powers of that W; not with exp-adjacency or p-step")
-      ("scale", double_value(1.0), "c in W = c * A when --weights raw");
+      ("scale", double_value(1.0), "c in W = c * A when --weights raw")
+      ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
+      ("p-halt", double_value(0.5), "halting probability before every hop")
+      ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
+      ("fixed-length", po::value<std::int64_t>(),
+       "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
   desc.add(group);
 }
 
