@@ -1,7 +1,8 @@
 // A C++ user's path through the installed graphrf: load a graph, build its graph random features, fit a
 // Gaussian process to node observations and predict every node. Run: mpirun -n 2 example GRAPH OBSERVATIONS
 // (OBSERVATIONS: CSV `node,y` with a header; a quarter of them are held out to test the predictions).
-#include <cstdio>
+#include <iomanip>
+#include <iostream>
 
 #include "graphrf/gp/gp_learning.hpp"
 #include "graphrf/gp/gp_observations.hpp"
@@ -15,7 +16,10 @@ using namespace graphrf;
 int main(int argc, char** argv) {
   MpiEnvironment env(argc, argv);
   const Communicator world(MPI_COMM_WORLD);
-  if (argc != 3) return std::fprintf(stderr, "usage: example GRAPH OBSERVATIONS\n"), 2;
+  if (argc != 3) {
+    std::cerr << "usage: example GRAPH OBSERVATIONS\n";
+    return 2;
+  }
   return run_guarded("example", world, [&] {
     const Log log(world, /*quiet=*/true);
     const DistributedGraph g = load_graph(world, GraphOptions{.graph = argv[1]});  // read and partitioned
@@ -45,9 +49,8 @@ int main(int argc, char** argv) {
     const std::int64_t rows = world.sum(grf.phi[0].n_local());
     const std::int64_t finite = world.sum(static_cast<std::int64_t>(prediction.mean.array().isFinite().count()));
     if (world.is_root())
-      std::printf("nodes %lld grf_rows %lld train %lld test %lld finite_predictions %lld rmse %.4f\n",
-                  static_cast<long long>(g.n_global()), static_cast<long long>(rows), static_cast<long long>(obs.n_train),
-                  static_cast<long long>(m.n_test), static_cast<long long>(finite), m.rmse);
+      std::cout << "nodes " << g.n_global() << " grf_rows " << rows << " train " << obs.n_train << " test " << m.n_test
+                << " finite_predictions " << finite << " rmse " << std::fixed << std::setprecision(4) << m.rmse << "\n";
     return 0;
   });
 }
