@@ -119,6 +119,8 @@ int run(const Communicator& comm, int argc, char** argv) {
       po::store(parsed, vm);
       check_parsed_arguments(parsed, vm, "");
       po::notify(vm);
+    } catch (const po::unknown_option& e) {
+      throw InputError(unknown_option_message(e.get_option_name(), desc, "(graphrf-partition --help lists the options)"));
     } catch (const po::error& e) {
       throw InputError(std::string(e.what()) + " (graphrf-partition --help lists the options)");
     }

@@ -1,7 +1,8 @@
 # ctest package_find_package: install graphrf from the build tree into a fresh prefix, then configure,
-# build and run tests/package (find_package(graphrf) + graphrf::graphrf) against that prefix alone.
+# build and run tests/package (find_package(graphrf) + graphrf::graphrf) against that prefix alone: `app`
+# (headers and link) and `example` (a graph, its GRFs and a GP through the library API, under MPIEXEC at 2 ranks).
 # cmake -DGRAPHRF_BUILD_DIR=... -DPACKAGE_SOURCE_DIR=... -DWORK_DIR=... [-DCXX_COMPILER=...] [-DCXX_FLAGS=...]
-#       -P package_test.cmake
+#       [-DMPIEXEC=... -DMPIEXEC_FLAGS=...] -P package_test.cmake
 # CXX_FLAGS (compile and link) are the sanitizer flags when graphrf was built with them.
 foreach(var GRAPHRF_BUILD_DIR PACKAGE_SOURCE_DIR WORK_DIR)
   if(NOT DEFINED ${var})
@@ -25,8 +26,9 @@ foreach(f include/graphrf/version.hpp include/graphrf/io/graph_formats.hpp lib/c
     message(FATAL_ERROR "package test: ${f} was not installed")
   endif()
 endforeach()
-# The exported targets must not point back into the source or build tree.
-file(GLOB target_files "${prefix}/lib/cmake/graphrf/graphrfTargets*.cmake")
+# The exported targets must not point back into the source or build tree, nor ask for the app's
+# Boost.Program_options.
+file(GLOB target_files "${prefix}/lib/cmake/graphrf/graphrf*.cmake")
 foreach(f ${target_files})
   file(READ "${f}" text)
   foreach(tree "${GRAPHRF_BUILD_DIR}" "${GRAPHRF_SOURCE_DIR}")
@@ -34,6 +36,20 @@ foreach(f ${target_files})
       message(FATAL_ERROR "package test: ${f} refers to ${tree}")
     endif()
   endforeach()
+  if(text MATCHES "program_options")
+    message(FATAL_ERROR "package test: ${f} names program_options (the app's dependency, not the library's)")
+  endif()
+endforeach()
+# The app's headers stay out of the package, and no installed header needs Boost.Program_options.
+if(EXISTS "${prefix}/include/graphrf/cli")
+  message(FATAL_ERROR "package test: the app's headers (include/graphrf/cli) were installed")
+endif()
+file(GLOB_RECURSE installed_headers "${prefix}/include/graphrf/*.hpp")
+foreach(f ${installed_headers})
+  file(STRINGS "${f}" boost_includes REGEX "#[ \t]*include[ \t]*<boost/program_options")
+  if(boost_includes)
+    message(FATAL_ERROR "package test: ${f} includes Boost.Program_options")
+  endif()
 endforeach()
 
 set(configure_args -S "${PACKAGE_SOURCE_DIR}" -B "${WORK_DIR}/build" -DCMAKE_BUILD_TYPE=Release
@@ -52,5 +68,47 @@ message(STATUS "app printed: ${line}")
 set(expected "graphrf [0-9]+\\.[0-9]+\\.[0-9]+ blocks 4 3 3 format mtx owner\\(7\\) 2 linked")
 if(NOT line MATCHES "^${expected}$")
   message(FATAL_ERROR "package test: unexpected output '${line}' (expected ${expected})")
+endif()
+
+# The example on a 10 x 10 grid (an edge list) with y = (row - column) / 10 observed at every node: its GRF rows
+# cover the nodes, every prediction is finite, and the GP predicts the held-out nodes well below the targets'
+# spread (sd 0.41, the RMSE of predicting their mean; the GP's is 0.16 at any rank count).
+set(edges "")
+set(observations "node,y\n")
+foreach(r RANGE 9)
+  foreach(c RANGE 9)
+    math(EXPR u "10 * ${r} + ${c}")
+    math(EXPR right "${u} + 1")
+    math(EXPR down "${u} + 10")
+    math(EXPR y "${r} - ${c}")
+    if(c LESS 9)
+      string(APPEND edges "${u} ${right}\n")
+    endif()
+    if(r LESS 9)
+      string(APPEND edges "${u} ${down}\n")
+    endif()
+    string(APPEND observations "${u},${y}e-1\n")
+  endforeach()
+endforeach()
+file(WRITE "${WORK_DIR}/grid.txt" "${edges}")
+file(WRITE "${WORK_DIR}/observations.csv" "${observations}")
+set(example "${WORK_DIR}/build/example" "${WORK_DIR}/grid.txt" "${WORK_DIR}/observations.csv")
+if(MPIEXEC)
+  set(example "${MPIEXEC}" -n 2 ${MPIEXEC_FLAGS} ${example})
+endif()
+run_step("run the example" ${example})
+string(STRIP "${step_output}" line)
+message(STATUS "example printed: ${line}")
+set(expected "nodes 100 grf_rows 100 train ([0-9]+) test ([0-9]+) finite_predictions 100 rmse ([0-9.]+)")
+if(NOT line MATCHES "^${expected}$")
+  message(FATAL_ERROR "package test: unexpected example output '${line}' (expected ${expected})")
+endif()
+set(train ${CMAKE_MATCH_1})
+set(test ${CMAKE_MATCH_2})
+set(rmse ${CMAKE_MATCH_3})
+math(EXPR observed "${train} + ${test}")
+if(NOT observed EQUAL 100 OR test LESS 10 OR NOT rmse LESS 0.25)
+  message(FATAL_ERROR "package test: example: ${train} training and ${test} test nodes (expected 100 in all, "
+                      ">= 10 tested) and RMSE ${rmse} (expected < 0.25)")
 endif()
 message(STATUS "package test: find_package(graphrf) works from ${prefix}")

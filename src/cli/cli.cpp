@@ -90,9 +90,9 @@ void add_graph_options(po::options_description& desc) {
       ("points-format", po::value<std::string>()->default_value("auto"), "auto|h5|ply|xyz")
       ("knn", po::value<std::int64_t>()->default_value(0), "with --points: exact k-nearest-neighbour graph (ties by id)")
       ("knn-mode", po::value<std::string>()->default_value("union"), "union (i in kNN(j) or j in kNN(i)) | mutual (both)")
-      ("radius", po::value<double>()->default_value(0.0), "with --points: all pairs at distance <= r")
+      ("radius", double_value(0.0), "with --points: all pairs at distance <= r")
       ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
-      ("edge-sigma", po::value<double>()->default_value(1.0), "s of --edge-weight gaussian")
+      ("edge-sigma", double_value(1.0), "s of --edge-weight gaussian")
       ("ids", po::value<std::string>()->default_value("auto"),
        "edge-list node ids: auto (decided by the first edge line: integer when its ids are, else string), integer, or "
        "string (names, ordered by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
@@ -196,16 +196,19 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
   const Command* command = nullptr;
   for (const auto& c : commands())
     if (c.name == name) command = &c;
-  po::options_description desc("graphrf " + name + " options");
+  po::options_description desc(name);  // the caption of the command's own options in --help
   po::variables_map vm;
   bool help = false, dump = false;
   ConfigOrigins config_origins;
   std::uint64_t memory_limit_option = 0;
   collective_try(comm, [&] {
     if (!command) {
-      std::string names;
-      for (const auto& c : commands()) names += (names.empty() ? "" : ", ") + c.name;
-      throw InputError("unknown command '" + name + "' (expected one of: " + names + ")");
+      std::vector<std::string> names;
+      std::string list;
+      for (const auto& c : commands()) names.push_back(c.name), list += (list.empty() ? "" : ", ") + c.name;
+      const std::string close = closest_name(name, names);
+      throw InputError("unknown command '" + name + "' (" + (close.empty() ? "" : "did you mean " + close + "? ") +
+                       "expected one of: " + list + ")");
     }
     po::options_description run("run");
     run.add_options()
@@ -224,6 +227,8 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
       if (vm.count("config")) config_origins = store_config_file(vm["config"].as<std::string>(), desc, vm);
       help = vm.count("help") > 0 || vm.count("version") > 0;
       if (!help) po::notify(vm);
+    } catch (const po::unknown_option& e) {
+      throw InputError(unknown_option_message(e.get_option_name(), desc, "(graphrf " + name + " --help lists the options)"));
     } catch (const po::error& e) {
       throw InputError(std::string(e.what()) + " (graphrf " + name + " --help lists the options)");
     }
@@ -240,7 +245,10 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     return 0;
   }
   if (help) {
-    if (comm.is_root()) std::cout << "usage: graphrf " << name << " [options]\n" << command->summary << "\n\n" << desc << "\n";
+    if (comm.is_root()) {
+      std::cout << "usage: graphrf " << name << " [options]\n" << command->summary << "\n\n";
+      print_option_groups(std::cout, desc);
+    }
     return 0;
   }
   const std::string config = effective_config(name, desc, vm);

@@ -128,9 +128,9 @@ void add_kernel_options(po::options_description& desc) {
       ("kernel", po::value<std::string>()->default_value("diffusion"),
        "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f); functions of "
        "L = I - W, or of L = D - A with --weights combinatorial (then not exp-adjacency or p-step)")
-      ("beta", po::value<double>()->default_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
-      ("power", po::value<double>()->default_value(1.0), "exponent of regularized-laplacian and p-step")
-      ("shift", po::value<double>()->default_value(2.0), "p-step shift (>= 2)")
+      ("beta", double_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
+      ("power", double_value(1.0), "exponent of regularized-laplacian and p-step")
+      ("shift", double_value(2.0), "p-step shift (>= 2)")
       ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... of powers of the walk matrix W directly "
        "(f by deconvolution; with --weights combinatorial W = I - (D - A)/d_max)")
       ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f; powers of the same W)");
@@ -248,21 +248,21 @@ void read_coupling_options(const po::variables_map& vm, WalkOptions& o) {
 
 void add_walk_options(po::options_description& desc) {
   po::options_description group("walks");
+  // In this order, the order of --dump-config and of /config in every output (the coupling options come first).
+  add_coupling_options(group);
   group.add_options()
-      ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
-      ("p-halt", po::value<double>()->default_value(0.5), "halting probability before every hop")
-      ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
-      ("fixed-length", po::value<std::int64_t>(),
-       "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
-  add_coupling_options(desc);
-  desc.add_options()
       ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
       ("weights", po::value<std::string>()->default_value("normalized"),
        "normalized: W = D^-1/2 A D^-1/2, L = I - W | raw: W = scale * A | combinatorial: kernels of L = D - A "
        "(PyGSP's), walks on W = I - L/d_max (self-loops (d_max - d_i)/d_max), so beta acts as beta * d_max and "
        "--alpha/--f are coefficients of powers of that W; not with exp-adjacency or p-step")
-      ("scale", po::value<double>()->default_value(1.0), "c in W = c * A when --weights raw");
+      ("scale", double_value(1.0), "c in W = c * A when --weights raw")
+      ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
+      ("p-halt", double_value(0.5), "halting probability before every hop")
+      ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
+      ("fixed-length", po::value<std::int64_t>(),
+       "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
   desc.add(group);
 }
 

@@ -16,7 +16,7 @@ void add_bench_attention_options(po::options_description& desc) {
   desc.add_options()
       ("sizes", po::value<std::string>()->default_value("10000,100000,1000000"), "node counts N (square grids)")
       ("walkers-list", po::value<std::string>()->default_value("4,16"), "walkers per node")
-      ("p-halt", po::value<double>()->default_value(0.5), "halting probability")
+      ("p-halt", double_value(0.5), "halting probability")
       ("dim", po::value<int>()->default_value(8), "d = m (relu features) and d_v")
       ("dense-max", po::value<std::int64_t>()->default_value(16384), "largest N for the dense masked computation")
       ("partition", po::value<std::string>()->default_value("metis"), "partitioner")

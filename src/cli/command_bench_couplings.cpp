@@ -24,9 +24,9 @@ void add_bench_couplings_options(po::options_description& desc) {
        "couplings, comma-separated")
       ("walkers-list", po::value<std::string>()->default_value("2,4,8,16"), "walkers per node")
       ("seeds", po::value<int>()->default_value(50), "independent repetitions per configuration")
-      ("beta", po::value<double>()->default_value(1.0), "beta of the 2-regularised Laplacian kernel (I + beta L)^-2")
-      ("p-halt", po::value<double>()->default_value(0.5), "halting probability of the kernel walks")
-      ("pagerank-p-halt", po::value<double>()->default_value(0.15), "teleport probability of PageRank")
+      ("beta", double_value(1.0), "beta of the 2-regularised Laplacian kernel (I + beta L)^-2")
+      ("p-halt", double_value(0.5), "halting probability of the kernel walks")
+      ("pagerank-p-halt", double_value(0.15), "teleport probability of PageRank")
       ("max-length", po::value<std::int64_t>()->default_value(64), "kernel walk length cap")
       ("sigma", po::value<std::string>(), "permutation file for the kernel's sigma couplings (graphrf couple)")
       ("pagerank-sigma", po::value<std::string>(), "permutation file for PageRank's sigma couplings (couple --target pagerank)");

@@ -45,7 +45,7 @@ void add_bench_wavelet_options(po::options_description& desc) {
       ("degree-h", po::value<int>()->default_value(30), "degree M_h of the kernel filter")
       ("dense-max", po::value<std::int64_t>()->default_value(2500), "largest N for the dense eigendecomposition anchor")
       ("slepc-max", po::value<std::int64_t>()->default_value(100000), "largest N for the SLEPc Krylov-Schur anchor (0: none)")
-      ("slepc-tol", po::value<double>()->default_value(1e-8), "SLEPc residual tolerance (relative to ||L||)")
+      ("slepc-tol", double_value(1e-8), "SLEPc residual tolerance (relative to ||L||)")
       ("error-steps", po::value<int>()->default_value(20), "Lanczos steps for the kernel error estimate (0: skip)")
       ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed");

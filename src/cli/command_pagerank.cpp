@@ -29,7 +29,7 @@ void add_pagerank_options(po::options_description& desc) {
   add_directed_option(desc);
   desc.add_options()
       ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
-      ("p-halt", po::value<double>()->default_value(0.15),
+      ("p-halt", double_value(0.15),
        "teleport probability p (damping 1 - p). P = D_out^-1 A as networkx.pagerank: a self-loop is an out-arc to "
        "its node, nodes without out-arcs teleport uniformly")
       ("step", po::value<std::string>()->default_value("weighted"),

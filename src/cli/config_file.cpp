@@ -72,8 +72,11 @@ ConfigOrigins store_config_file(const std::string& path, const po::options_descr
     const auto eq = text.find('=');
     if (eq == std::string::npos) throw InputError(at + "expected 'name = value' (got '" + text + "')");
     const std::string key = trimmed(text.substr(0, eq));
-    if (!desc.find_nothrow(key, /*approx=*/false) || key == "config")
-      throw InputError(at + "unknown option '" + key + "' (graphrf COMMAND --help lists the options)");
+    if (!desc.find_nothrow(key, /*approx=*/false) || key == "config") {
+      const std::string close = closest_name(key, option_names(desc));
+      throw InputError(at + "unknown option '" + key + "' (" +
+                       (close.empty() ? "graphrf COMMAND --help lists the options" : "did you mean " + close + "?") + ")");
+    }
     if (const auto [it, fresh] = first_line.emplace(key, number); !fresh)
       throw InputError(at + "'" + key + "' is given twice (first on line " + std::to_string(it->second) + ")");
     // The command line wins: only a value this line sets is checked later under its FILE:LINE.

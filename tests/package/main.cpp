@@ -1,10 +1,9 @@
 // Downstream use of the installed graphrf: public headers from every dependency (MPI, parallel HDF5,
-// Eigen, Random123, Boost.Program_options) compile, and library symbols that need METIS, PT-Scotch and
+// Eigen, Random123) compile, and library symbols that need METIS, PT-Scotch and
 // HDF5 link. Prints one line the package test checks. No MPI call is made, so it runs without mpirun.
 #include <iostream>
 
 #include "graphrf/mpi/block_distribution.hpp"
-#include "graphrf/cli/cli.hpp"
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/io/graph_formats.hpp"

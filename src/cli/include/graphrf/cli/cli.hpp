@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "graphrf/cli/help.hpp"
 #include "graphrf/mpi/communicator.hpp"
 #include "graphrf/points/point_graph.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
