@@ -15,7 +15,7 @@ usage: tests/bench/comm_model.py --graph grid:1000x1000 --p-halt 0.1 --parts 64,
 
 --scale N1,N2 (e.g. 1e8,1e9) instead projects memory and time per rank of GRF construction for N-node
 graphs on --parts ranks, without running anything, from measured per-rank costs (defaults: this machine's
-`bench-walks` and `grf` figures in the README; pass your own):
+`bench-walks` and `grf` figures in tests/bench/README.md; pass your own):
   memory per rank = N/P (graph bytes per node + output bytes per node) + in-flight cap
   time per rank   = N/P n H (hop ns + visit ns) / 1e9,   H = (1 - p) / p hops (= visits) per walk
   network time    = N/P n H bytes per hop / (node bandwidth / ranks per node)

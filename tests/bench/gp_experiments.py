@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The README's Gaussian-process experiments on real data, run through `graphrf gp` and summarised as tables.
+"""The Gaussian-process experiments of tests/bench/README.md, on real data, run through `graphrf gp` and
+summarised as tables.
 
   gp_experiments.py sanjose --edges pems_edges.csv --observations pems_observations.csv [--splits 10]
       San Jose highway speeds (Borovitskiy et al. 2021): speeds standardised, then for each split seed

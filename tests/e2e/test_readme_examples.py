@@ -9,7 +9,7 @@ The command blocks are read from README.md itself, so the examples cannot drift 
     power-grid.txt a 4941-node sparse edge list (a ring with seeded chords, the size of the US power grid).
     Each must exit 0 within PER_COMMAND_SECONDS and print its RESULT line; --reference examples must print
     their errors (sampled, with a standard error, above --dense-reference-max).
-  * the Python block of "Outputs (HDF5)" runs against the grf.h5 the examples wrote.
+  * the Python block of "Quick start" (it opens grf.h5) runs against the grf.h5 the examples wrote.
   * the karate figures the README states (combinatorial kernel, uniform and weighted steps at 64 / 256 / 1024
     walkers, and beta 1) are read from its text and each equals a run's error rounded to the README's precision.
   * jobs/README.md says what the outputs are: rows in canonical order (ascending original id), and its Python
@@ -115,7 +115,7 @@ def test_every_readme_example_runs():
         big = [l for l in outputs[next(c for c in commands if "power-grid" in c)].splitlines()
                if l.startswith("reference")]
         assert "+-" in big[-1], big  # 4941 nodes: the sampled reference, with its standard error
-        # The Python block of "Outputs (HDF5)" reads what the examples wrote.
+        # The Python block of "Quick start" reads what the examples wrote.
         python = next(b for b in readme_blocks("python") if 'h5py.File("grf.h5")' in b)
         p = subprocess.run([sys.executable, "-c", python], cwd=d, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
