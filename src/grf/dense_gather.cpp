@@ -1,6 +1,6 @@
 #include "graphrf/grf/dense_gather.hpp"
 
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/load_factors.hpp"
 
 namespace graphrf {
 

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "graphrf/core/error.hpp"
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/load_factors.hpp"
+#include "graphrf/walks/repelling_packs.hpp"
+#include "graphrf/walks/walk_hop.hpp"
 
 namespace graphrf {
 
@@ -186,46 +188,24 @@ class LocalWalker {
       }
       RepellingWords word(o_, id, pool_[p.first], p.step);
       hops += static_cast<std::int64_t>(c);
-      // Child packs: walkers with the same offset (hence the same destination), in ascending walker order.
-      if (static_cast<std::int64_t>(c) <= deg) {  // stratified offsets are all distinct: every walker leads a pack of its own
-        const double u = unit_uniform(word(0));
-        for (size_t r = 0; r < c; ++r) {
-          const auto arc = static_cast<size_t>(begin + stratified_offset(u, static_cast<std::int64_t>(r), static_cast<std::int64_t>(c), deg));
-          arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, movers + r, 1);
-        }
-        continue;
-      }
-      // Block b's walker b * deg + j takes offset (j + s_b) mod deg, so offset o's walkers are, block by block,
-      // those with j = (o - s_b) mod deg (the last block may be partial).
-      const std::int64_t blocks = (static_cast<std::int64_t>(c) + deg - 1) / deg;
-      shifts_.resize(static_cast<size_t>(blocks));
-      for (std::int64_t b = 0; b < blocks; ++b) shifts_[static_cast<size_t>(b)] = block_shift(word, b, deg);
       // Children that make their last hop need no member list, only their size.
       const bool leaves = p.step + 1 == max_length;
-      const std::int64_t full = static_cast<std::int64_t>(c) / deg, rest = static_cast<std::int64_t>(c) % deg;
-      const auto position_in_block = [&](std::int64_t o, std::int64_t b) {  // j = (o - s_b) mod deg
-        const std::int64_t j = o - shifts_[static_cast<size_t>(b)];
-        return j < 0 ? j + deg : j;
-      };
-      pool_.reserve(pool_.size() + c);
-      for (std::int64_t o = 0; o < deg; ++o) {
-        const auto arc = static_cast<size_t>(begin + o);
-        const std::int64_t j_last = rest > 0 ? position_in_block(o, full) : deg;
-        const bool in_partial_block = j_last < rest;
+      // Stratified offsets are all distinct: every walker leads a pack of its own, kept in its pool slot.
+      const bool alone = static_cast<std::int64_t>(c) <= deg;
+      if (!alone) pool_.reserve(pool_.size() + c);
+      split_pack(word, static_cast<std::int64_t>(c), deg, shifts_, [&](const PackChild& child) {
+        const auto arc = static_cast<size_t>(begin + child.offset());
+        if (alone) return arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, movers + static_cast<size_t>(child[0]), 1);
         if (leaves) {
-          const std::int64_t count = full + in_partial_block;
-          if (count == 0) continue;
-          deposit(arcs_[arc].target, p.step + 1, p.load * arcs_[arc].factor, count);
-          truncated += count;
-          continue;
+          deposit(arcs_[arc].target, p.step + 1, p.load * arcs_[arc].factor, child.size());
+          truncated += child.size();
+          return;
         }
+        // A child pack's walkers, in ascending order, into a new pool range (capacity reserved: no reallocation).
         const size_t first = pool_.size();
-        for (std::int64_t b = 0; b < full; ++b)  // capacity reserved: no reallocation
-          pool_.push_back(pool_[movers + static_cast<size_t>(b * deg + position_in_block(o, b))]);
-        if (in_partial_block) pool_.push_back(pool_[movers + static_cast<size_t>(full * deg + j_last)]);
-        if (pool_.size() == first) continue;
+        for (std::int64_t k = 0; k < child.size(); ++k) pool_.push_back(pool_[movers + static_cast<size_t>(child[k])]);
         arrive(arcs_[arc].target, p.load * arcs_[arc].factor, p.step + 1, first, pool_.size() - first);
-      }
+      });
     }
     stats_.hops += hops;
     stats_.truncated += truncated;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/load_factors.hpp"
 
 namespace graphrf {
 

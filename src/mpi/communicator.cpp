@@ -30,6 +30,52 @@ Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
+Communicator::Communicator(const Communicator& other) : comm_(other.comm_), rank_(other.rank_), size_(other.size_) {
+  if (other.owned_) throw Error("an owning Communicator is not copied (pass it by reference or move it)");
+}
+
+Communicator& Communicator::operator=(const Communicator& other) {
+  if (this == &other) return *this;
+  if (other.owned_) throw Error("an owning Communicator is not copied (pass it by reference or move it)");
+  release();
+  comm_ = other.comm_;
+  rank_ = other.rank_;
+  size_ = other.size_;
+  return *this;
+}
+
+Communicator::Communicator(Communicator&& other) noexcept
+    : comm_(other.comm_), rank_(other.rank_), size_(other.size_), owned_(other.owned_) {
+  other.owned_ = false;
+}
+
+Communicator& Communicator::operator=(Communicator&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  comm_ = other.comm_;
+  rank_ = other.rank_;
+  size_ = other.size_;
+  owned_ = other.owned_;
+  other.owned_ = false;
+  return *this;
+}
+
+Communicator::~Communicator() { release(); }
+
+// A destructor may not throw: a failing MPI_Comm_free (only after an MPI error elsewhere) is ignored.
+void Communicator::release() noexcept {
+  if (owned_) MPI_Comm_free(&comm_);
+  owned_ = false;
+}
+
+Communicator Communicator::duplicate() const {
+  MPI_Comm copy;
+  check_mpi(MPI_Comm_dup(comm_, &copy), "MPI_Comm_dup");
+  Communicator owner(copy);
+  owner.owned_ = true;
+  return owner;
+}
+
 void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
 
 void Communicator::set_max_message_bytes(std::int64_t bytes) { g_max_message_bytes = bytes; }

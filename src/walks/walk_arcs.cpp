@@ -2,7 +2,7 @@
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/load_factors.hpp"
 
 namespace graphrf {
 

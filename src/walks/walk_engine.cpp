@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numeric>
 #include <optional>
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/mpi/batched_exchange.hpp"
+#include "graphrf/mpi/counted_termination.hpp"
+#include "graphrf/walks/load_factors.hpp"
+#include "graphrf/walks/repelling_packs.hpp"
+#include "graphrf/walks/walk_hop.hpp"
 
 namespace graphrf {
 
@@ -33,38 +36,21 @@ struct Walker {
   double load;
 };
 
-// A private duplicate of the graph's communicator, so walk messages never meet anyone else's.
-class DuplicateComm {
- public:
-  explicit DuplicateComm(MPI_Comm comm) { check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup"); }
-  ~DuplicateComm() { MPI_Comm_free(&comm_); }
-  DuplicateComm(const DuplicateComm&) = delete;
-  DuplicateComm& operator=(const DuplicateComm&) = delete;
-  MPI_Comm get() const { return comm_; }
-
- private:
-  MPI_Comm comm_;
-};
-
 class WalkSimulation {
  public:
   WalkSimulation(const DistributedGraph& g, const WalkOptions& o, const Log& log, const WalkLimits& limits,
                  DepositSink* sink, const WalkArcs* table)
       : g_(g), o_(o), iid_(o.halt_probability()), compensation_(halting_compensation(o)), log_(log),
-        limits_(limits), sink_(sink), comm_(g.comm->get()), p_(g.comm->size()) {
+        limits_(limits), sink_(sink), p_(g.comm->size()), exchange_(*g.comm),
+        walkers_out_(exchange_, kWalkerTag, limits.walker_batch), deposits_out_(exchange_, kDepositTag, limits.deposit_batch),
+        total_walkers_(count_walkers()), termination_(exchange_.comm(), total_walkers_, 3) {
     first_ = g.first();
     last_ = first_ + g.n_local();
     if (!table || !table->serves(g, o)) table = &own_table_.emplace(g, o);
     arcs_ = table->arcs().data();
     row_ptr_ = table->row_ptr().data();
     cumulative_ = table->cumulative().data();
-    walker_out_.resize(static_cast<size_t>(p_));
-    deposit_out_.resize(static_cast<size_t>(p_));
-    deposit_messages_to_.assign(static_cast<size_t>(p_), 0);
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
-    std::int64_t starts_here = 0;
-    for (std::int64_t i = 0; i < g.n_local(); ++i) starts_here += is_start(i);
-    total_walkers_ = g.comm->sum(starts_here) * o.walkers;
     if (limits.deposit_endpoints && !sink) throw Error("run_walks: deposit_endpoints needs a deposit sink");
     record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
@@ -74,6 +60,13 @@ class WalkSimulation {
   }
 
   bool is_local(std::int64_t global) const { return global >= first_ && global < last_; }
+
+  // Collective: the walkers of the whole run.
+  std::int64_t count_walkers() const {
+    std::int64_t starts_here = 0;
+    for (std::int64_t i = 0; i < g_.n_local(); ++i) starts_here += is_start(i);
+    return g_.comm->sum(starts_here) * o_.walkers;
+  }
 
   WalkResult run() {
     Timer timer;
@@ -87,14 +80,17 @@ class WalkSimulation {
       const bool worked = work() || grouped || assembled;
       const double now = timer.seconds();
       if (!worked || now - last_flush >= kBatchFlushSeconds) {
-        flush_walker_batches();
-        flush_deposit_batches();
+        walkers_out_.flush();
+        deposits_out_.flush();
         last_flush = now;
       }
-      reclaim_sends(false);
-      advance_termination(!worked, now);
+      exchange_.reclaim(false);
+      const std::array<std::int64_t, 3> counts{finished_, hops_, cross_hops_};
+      if (termination_.advance(!worked, now, counts)) report_progress(now);
+      all_finished_ = termination_.finished();
     }
-    finish_deposit_traffic();
+    // After the last walker: receive exactly the deposit batches others sent here.
+    exchange_.drain(deposits_out_, [&](const Arrival& a) { receive(a); });
     WalkResult result;
     result.endpoint_counts = std::move(endpoint_counts_);
     result.stats = global_statistics();
@@ -276,7 +272,7 @@ class WalkSimulation {
   }
 
   std::int64_t in_flight() const {
-    return static_cast<std::int64_t>(queue_.size() + group_walkers_.size() - group_heads_done()) + buffered_walkers_;
+    return static_cast<std::int64_t>(queue_.size() + group_walkers_.size() - group_heads_done()) + walkers_out_.buffered();
   }
 
   // A walker for the lanes; `random` holds draws already made for it (they are keyed by its ids, so any
@@ -494,9 +490,7 @@ class WalkSimulation {
       const int dest = g_.owner(start);
       const auto row = static_cast<std::uint32_t>(start - g_.dist.first(dest));
       for (size_t k = 0; k < count; ++k) visits[k].row = row;
-      auto& out = deposit_out_[static_cast<size_t>(dest)];
-      out.insert(out.end(), visits, visits + count);
-      if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+      deposits_out_.append(dest, std::span<const Deposit>(visits, count));
     }
   }
 
@@ -577,7 +571,7 @@ class WalkSimulation {
     // At step 0 the group is the whole pack (walkers 0..n-1 in order) at its start node: each sigma pair's block
     // is drawn once, by its first walker (take_sigma_length).
     const bool pack_lengths = sigma_pairs_ && head.step == 0;
-    // Neighbours come from repelling_offsets; every walker's stream is split from the start node's root,
+    // Neighbours come from split_pack; every walker's stream is split from the start node's root,
     // derived once for the group, and goes with it to the lanes if it ends up alone.
     const StartNodeStreams root(o_, head.start_id);
     for (const Walker& w : group_) {
@@ -606,13 +600,15 @@ class WalkSimulation {
         movers_[k].at = teleport_target(choice_word(o_, iid_, movers_[k].start_id, movers_[k].walker, movers_[k].step, movers_random_[k]));
       teleports_ += static_cast<std::int64_t>(c);
     } else {
-      offsets_.resize(c);
-      repelling_offsets(o_, head.start_id, head.walker, head.step, static_cast<std::int64_t>(c), deg, offsets_.data());
-      for (size_t k = 0; k < c; ++k) {
-        const HopArc& a = arcs_[static_cast<size_t>(begin + offsets_[k])];
-        movers_[k].load *= a.factor;
-        movers_[k].at = a.target;
-      }
+      RepellingWords word(o_, head.start_id, head.walker, head.step);
+      split_pack(word, static_cast<std::int64_t>(c), deg, shifts_, [&](const PackChild& child) {
+        const HopArc& a = arcs_[static_cast<size_t>(begin + child.offset())];
+        for (std::int64_t k = 0; k < child.size(); ++k) {
+          Walker& mover = movers_[static_cast<size_t>(child[k])];
+          mover.load *= a.factor;
+          mover.at = a.target;
+        }
+      });
     }
     for (Walker& w : movers_) ++w.step;
     hops_ += static_cast<std::int64_t>(c);
@@ -682,19 +678,14 @@ class WalkSimulation {
   // A group leaves as a header record (walker = -size) followed by its walkers, never split across batches.
   void send_group(const Walker* walkers, size_t count) {
     const int dest = g_.owner(walkers[0].at);
-    auto& out = walker_out_[static_cast<size_t>(dest)];
     Walker header{};
     header.walker = -static_cast<std::int32_t>(count);
-    out.push_back(header);
-    out.insert(out.end(), walkers, walkers + count);
-    buffered_walkers_ += static_cast<std::int64_t>(count) + 1;
-    if (static_cast<std::int64_t>(out.size()) >= limits_.walker_batch) send_walkers(dest);
+    walkers_out_.append(dest, header, std::span<const Walker>(walkers, count));
   }
 
-  void receive_groups(const MPI_Status& status, int bytes) {
-    inbox_.resize(static_cast<size_t>(bytes) / sizeof(Walker));
-    check_mpi(MPI_Recv(inbox_.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(), MPI_STATUS_IGNORE),
-              "MPI_Recv");
+  void receive_groups(const Arrival& arrival) {
+    inbox_.resize(arrival.count<Walker>());
+    walkers_out_.receive(arrival, inbox_.data());
     for (size_t k = 0; k < inbox_.size();) {
       const auto count = static_cast<size_t>(-inbox_[k].walker);
       if (count == 1) enqueue(inbox_[k + 1]);
@@ -708,9 +699,7 @@ class WalkSimulation {
   void report_finished(const Walker& w) {
     if (w.start >= first_ && w.start < last_) return sink_->walker_finished(static_cast<std::uint32_t>(w.start - first_), w.step);
     const int dest = g_.owner(w.start);
-    auto& out = deposit_out_[static_cast<size_t>(dest)];
-    out.push_back({kWalkerFinished, 0.0, static_cast<std::uint32_t>(w.start - g_.dist.first(dest)), w.step});
-    if (static_cast<std::int64_t>(out.size()) >= limits_.deposit_batch) send_deposits(dest);
+    deposits_out_.append(dest, {kWalkerFinished, 0.0, static_cast<std::uint32_t>(w.start - g_.dist.first(dest)), w.step});
   }
 
   // A received deposit batch: runs of one row's visits and completion records, handed to the sink in order.
@@ -729,120 +718,26 @@ class WalkSimulation {
     }
   }
 
-  void send_walker(const Walker& w) {
-    const int dest = g_.owner(w.at);
-    auto& out = walker_out_[static_cast<size_t>(dest)];
-    out.push_back(w);
-    ++buffered_walkers_;
-    if (static_cast<std::int64_t>(out.size()) >= limits_.walker_batch) send_walkers(dest);
-  }
-
-  struct PendingSend {
-    MPI_Request request;
-    std::vector<Walker> walkers;    // one of the two holds the message
-    std::vector<Deposit> deposits;
-  };
-
-  void send_walkers(int dest) {
-    auto& out = walker_out_[static_cast<size_t>(dest)];
-    if (out.empty()) return;
-    buffered_walkers_ -= static_cast<std::int64_t>(out.size());
-    PendingSend s{MPI_REQUEST_NULL, std::move(out), {}};
-    out = {};
-    const auto bytes = static_cast<int>(s.walkers.size() * sizeof(Walker));
-    check_mpi(MPI_Isend(s.walkers.data(), bytes, MPI_BYTE, dest, kWalkerTag, comm_.get(), &s.request), "MPI_Isend");
-    count_sent_bytes(bytes);
-    ++messages_;
-    bytes_ += bytes;
-    sends_.push_back(std::move(s));
-  }
-
-  void send_deposits(int dest) {
-    auto& out = deposit_out_[static_cast<size_t>(dest)];
-    if (out.empty()) return;
-    PendingSend s{MPI_REQUEST_NULL, {}, std::move(out)};
-    out = {};
-    const auto bytes = static_cast<int>(s.deposits.size() * sizeof(Deposit));
-    check_mpi(MPI_Isend(s.deposits.data(), bytes, MPI_BYTE, dest, kDepositTag, comm_.get(), &s.request), "MPI_Isend");
-    count_sent_bytes(bytes);
-    ++messages_;
-    ++deposit_messages_to_[static_cast<size_t>(dest)];
-    bytes_ += bytes;
-    sends_.push_back(std::move(s));
-  }
-
-  void flush_walker_batches() {
-    for (int d = 0; d < p_; ++d) send_walkers(d);
-  }
-
-  void flush_deposit_batches() {
-    for (int d = 0; d < p_; ++d) send_deposits(d);
-  }
-
-  void reclaim_sends(bool wait) {
-    if (wait) {
-      for (auto& s : sends_) check_mpi(MPI_Wait(&s.request, MPI_STATUS_IGNORE), "MPI_Wait");
-      sends_.clear();
-      return;
-    }
-    size_t kept = 0;
-    for (size_t k = 0; k < sends_.size(); ++k) {
-      int done = 0;
-      check_mpi(MPI_Test(&sends_[k].request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      if (!done) {
-        if (kept != k) sends_[kept] = std::move(sends_[k]);
-        ++kept;
-      }
-    }
-    sends_.resize(kept);
-  }
+  void send_walker(const Walker& w) { walkers_out_.append(g_.owner(w.at), w); }
 
   // Receives one probed message of either kind.
-  void receive(const MPI_Status& status) {
-    int bytes = 0;
-    check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
-    if (status.MPI_TAG == kWalkerTag && repelling_) {
-      receive_groups(status, bytes);
-    } else if (status.MPI_TAG == kWalkerTag) {
+  void receive(const Arrival& arrival) {
+    if (walkers_out_.carries(arrival) && repelling_) {
+      receive_groups(arrival);
+    } else if (walkers_out_.carries(arrival)) {
       const size_t old = queue_.size();
-      queue_.resize(old + static_cast<size_t>(bytes) / sizeof(Walker));
+      queue_.resize(old + arrival.count<Walker>());
       queue_random_.resize(queue_.size());
-      check_mpi(MPI_Recv(queue_.data() + old, bytes, MPI_BYTE, status.MPI_SOURCE, kWalkerTag, comm_.get(),
-                         MPI_STATUS_IGNORE), "MPI_Recv");
+      walkers_out_.receive(arrival, queue_.data() + old);
     } else {
-      incoming_.resize(static_cast<size_t>(bytes) / sizeof(Deposit));
-      check_mpi(MPI_Recv(incoming_.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kDepositTag, comm_.get(),
-                         MPI_STATUS_IGNORE), "MPI_Recv");
-      ++deposit_messages_received_;
+      incoming_.resize(arrival.count<Deposit>());
+      deposits_out_.receive(arrival, incoming_.data());
       deliver(incoming_);
     }
   }
 
   void receive_available() {
-    for (;;) {
-      int flag = 0;
-      MPI_Status status;
-      check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_.get(), &flag, &status), "MPI_Iprobe");
-      if (!flag) return;
-      receive(status);
-    }
-  }
-
-  void advance_termination(bool idle, double now) {
-    if (reduce_request_ != MPI_REQUEST_NULL) {
-      int done = 0;
-      check_mpi(MPI_Test(&reduce_request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      if (!done) return;
-      all_finished_ = reduce_out_[0] == total_walkers_;
-      report_progress(now);
-      if (all_finished_) return;
-    }
-    if (idle || now - last_join_ >= 1.0) {
-      last_join_ = now;
-      reduce_in_ = {finished_, hops_, cross_hops_};
-      check_mpi(MPI_Iallreduce(reduce_in_.data(), reduce_out_.data(), 3, MPI_INT64_T, MPI_SUM, comm_.get(),
-                               &reduce_request_), "MPI_Iallreduce");
-    }
+    while (const std::optional<Arrival> arrival = exchange_.probe()) receive(*arrival);
   }
 
   void report_progress(double now) {
@@ -851,29 +746,15 @@ class WalkSimulation {
     // and every 10 x progress_seconds in a log file (plain lines), and a final one.
     const double interval = log_.terminal() ? limits_.progress_seconds : 10 * limits_.progress_seconds;
     if (!all_finished_ && (now < limits_.progress_seconds || now - last_progress_ < interval)) return;
-    const double rate = now > 0 ? static_cast<double>(reduce_out_[1]) / now : 0.0;
-    const std::int64_t alive = total_walkers_ - reduce_out_[0];
-    const double finish_rate = now > 0 ? static_cast<double>(reduce_out_[0]) / now : 0.0;
+    const std::vector<std::int64_t>& sums = termination_.sums();  // finished walkers, hops, cross-rank hops
+    const double rate = now > 0 ? static_cast<double>(sums[1]) / now : 0.0;
+    const std::int64_t alive = total_walkers_ - sums[0];
+    const double finish_rate = now > 0 ? static_cast<double>(sums[0]) / now : 0.0;
     std::string line = "walk        " + fmt(now, 1) + " s: " + std::to_string(alive) + " walkers alive of " +
                        std::to_string(total_walkers_) + ", " + fmt(rate / 1e6, 2) + "M hops/s";
     if (!all_finished_ && finish_rate > 0) line += ", ETA " + fmt(static_cast<double>(alive) / finish_rate, 0) + " s";
     if (last_progress_ > -1e299 || !all_finished_) log_.progress(line, all_finished_);
     last_progress_ = now;
-  }
-
-  // After the last walker: flush deposit batches and receive exactly the batches others sent here.
-  void finish_deposit_traffic() {
-    flush_deposit_batches();
-    std::vector<std::int64_t> expected(static_cast<size_t>(p_));
-    check_mpi(MPI_Alltoall(deposit_messages_to_.data(), 1, MPI_INT64_T, expected.data(), 1, MPI_INT64_T, comm_.get()),
-              "MPI_Alltoall");
-    const std::int64_t total = std::accumulate(expected.begin(), expected.end(), std::int64_t{0});
-    while (deposit_messages_received_ < total) {
-      MPI_Status status;
-      check_mpi(MPI_Probe(MPI_ANY_SOURCE, kDepositTag, comm_.get(), &status), "MPI_Probe");
-      receive(status);
-    }
-    reclaim_sends(true);
   }
 
   WalkStatistics global_statistics() {
@@ -885,9 +766,9 @@ class WalkSimulation {
     s.teleports = c.sum(teleports_);
     s.truncated = c.sum(truncated_);
     s.cross_rank_hops = c.sum(cross_hops_);
-    s.length_histogram = c.allreduce(histogram_, MPI_SUM);
-    s.messages_sent = messages_;
-    s.bytes_sent = bytes_;
+    s.length_histogram = c.sum(histogram_);
+    s.messages_sent = exchange_.messages_sent();
+    s.bytes_sent = exchange_.bytes_sent();
     // Conservation: every walker started once and finished once; every hop is counted once.
     std::int64_t finished = 0, hop_sum = 0;
     for (size_t t = 0; t < s.length_histogram.size(); ++t) {
@@ -909,8 +790,13 @@ class WalkSimulation {
   const Log& log_;
   const WalkLimits& limits_;
   DepositSink* sink_;  // null: walkers move without depositing
-  DuplicateComm comm_;
   int p_;
+  // Walker and deposit batches, on the exchange's private communicator; the walker count the run ends at.
+  BatchedExchange exchange_;
+  BatchChannel<Walker> walkers_out_;
+  BatchChannel<Deposit> deposits_out_;
+  const std::int64_t total_walkers_;
+  CountedTermination termination_;
   // The arc table (walk_arcs.hpp): the caller's, or built here when it has none for this graph and mode.
   std::optional<WalkArcs> own_table_;
   const HopArc* arcs_ = nullptr;
@@ -926,10 +812,6 @@ class WalkSimulation {
   size_t prepared_head_ = 0, prepared_count_ = 0;
   std::int64_t prepare_cursor_ = 0;
   StartNodeRoots roots_{o_};
-  std::vector<std::vector<Walker>> walker_out_;
-  std::vector<std::vector<Deposit>> deposit_out_;
-  std::int64_t buffered_walkers_ = 0;
-  std::vector<PendingSend> sends_;
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
   bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;
   std::vector<std::int64_t> partner_length_;  // sigma packs: second lengths, drawn with their pair's first walker
@@ -938,23 +820,17 @@ class WalkSimulation {
   // processed from next_group_; scratch for one step and for receiving.
   std::vector<Walker> group_walkers_, group_, movers_, inbox_;
   std::vector<size_t> group_heads_;
-  std::vector<std::int64_t> group_sizes_, offsets_;
+  std::vector<std::int64_t> group_sizes_, shifts_;  // shifts_: split_pack's scratch
   size_t next_group_ = 0;
   std::vector<WalkerDraws> movers_random_;
   std::vector<std::uint32_t> mover_order_;  // movers sorted by destination (indices into movers_)
   std::vector<Walker> child_;                // one child group's walkers, contiguous
 
-  std::int64_t total_walkers_ = 0, started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
+  std::int64_t started_ = 0, finished_ = 0, hops_ = 0, cross_hops_ = 0, dead_ends_ = 0,
                truncated_ = 0, teleports_ = 0;
   std::vector<std::int64_t> histogram_;
-  std::int64_t messages_ = 0, bytes_ = 0;
-  std::vector<std::int64_t> deposit_messages_to_;
-  std::int64_t deposit_messages_received_ = 0;
-
-  std::array<std::int64_t, 3> reduce_in_{}, reduce_out_{};
-  MPI_Request reduce_request_ = MPI_REQUEST_NULL;
   bool all_finished_ = false;
-  double last_join_ = -1e300, last_progress_ = -1e300;
+  double last_progress_ = -1e300;
 };
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/grf/grf_row_assembler.hpp"
 #include "graphrf/mpi/request_reply.hpp"
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/walk_hop.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;

@@ -18,7 +18,7 @@
 #include "graphrf/core/error.hpp"
 #include "graphrf/grf/combinatorial_laplacian.hpp"
 #include "graphrf/grf/kernel.hpp"
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/load_factors.hpp"
 
 using namespace graphrf;
 

@@ -1,7 +1,9 @@
 // Halting, antithetic and sigma-coupled termination draws and repelling offsets (Reid, Choromanski, Weller
 // 2023, "Quasi-Monte Carlo graph random features"; Reid et al. 2025b, §4.1; Reid, Berger, Choromanski,
 // Weller 2024, §3).
-#include "graphrf/walks/walk_step.hpp"
+#include "graphrf/walks/load_factors.hpp"
+#include "graphrf/walks/repelling_packs.hpp"
+#include "graphrf/walks/walk_hop.hpp"
 
 #include "graphrf/core/error.hpp"
 
@@ -124,7 +126,7 @@ std::uint64_t splitmix_increment(std::uint64_t z) {
   return transitions < 24 ? z ^ 0xaaaaaaaaaaaaaaaaULL : z;
 }
 
-// The step word of walker k at step t as walk_step.hpp documents it: position k 2^20 + t + 1 of the start
+// The step word of walker k at step t as walker_streams.hpp documents it: position k 2^20 + t + 1 of the start
 // node's stream, whose seed is its word of the Philox block of ids 4j .. 4j + 3 and whose increment is mixed
 // from the block's last word.
 std::uint64_t documented_step_word(const WalkOptions& o, std::int64_t start_id, std::int64_t k, std::int64_t t) {

@@ -2,7 +2,7 @@
 // GRF rows of a graph held whole by one process (LocalGraph), for the frames path: each rank walks whole
 // frames with no messages. The walks are the distributed engine's walks, draw for draw: halting and step
 // draws keyed by (seed, start id, walker, step, ensemble) (draw_hop), repelling packs by (start id, the
-// pack's lowest walker id, step) (repelling_offsets), a pack splitting by destination and never merging, a
+// pack's lowest walker id, step) (split_pack, as the engine), a pack splitting by destination and never merging, a
 // pack of one walker stepping like an i.i.d. walker (its own choice word, as the engine's lanes), loads
 // multiplied by W_vu / (P(step v->u) (1 - p)). Each row is summed in walk order into a dense accumulator,
 // so it equals the distributed engine's row up to rounding in the last bits (that engine sorts each row's

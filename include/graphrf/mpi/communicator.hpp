@@ -38,10 +38,23 @@ MPI_Datatype mpi_datatype() {
 // Per-destination counts (in elements) of a personalised exchange.
 using Counts = std::vector<std::int64_t>;
 
+// A communicator either borrows an MPI_Comm (MPI_COMM_WORLD, one the caller frees) and copies freely, or owns
+// one (made by duplicate()) and frees it when destroyed; an owner moves but is never copied.
 class Communicator {
  public:
   // Wraps (does not own) an existing communicator, e.g. MPI_COMM_WORLD.
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
+  Communicator(const Communicator& other);  // throws Error for an owner
+  Communicator& operator=(const Communicator& other);
+  Communicator(Communicator&& other) noexcept;
+  Communicator& operator=(Communicator&& other) noexcept;
+  ~Communicator();
+
+  // Collective. A private copy of this communicator (MPI_Comm_dup), owned by the result: messages sent on it
+  // never match receives posted on this one, whatever their tags.
+  Communicator duplicate() const;
+  bool owns() const { return owned_; }
+
   MPI_Comm get() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -65,6 +78,8 @@ class Communicator {
   }
   template <class T>
   T sum(T v) const { return allreduce(v, MPI_SUM); }
+  template <class T>
+  std::vector<T> sum(std::vector<T> values) const { return allreduce(std::move(values), MPI_SUM); }
   template <class T>
   T min(T v) const { return allreduce(v, MPI_MIN); }
   template <class T>
@@ -140,9 +155,12 @@ class Communicator {
   void alltoallv_bytes(const void* send, const Counts& send_counts, void* recv, const Counts& recv_counts,
                        std::size_t elem_size) const;
 
+  void release() noexcept;
+
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
+  bool owned_ = false;
 };
 
 // Runs fn on every rank. If it throws on any rank, every rank throws the same collective InputError

@@ -14,16 +14,16 @@
 // step (halting is tested before every hop). Walkers carry the product of the W_uv deg(u) factors (the arc
 // table's) and the (1/(1 - p))^t part is applied when a visit is deposited (halting_compensation).
 //
-// Termination: walker counts only grow and are bounded by N*n, so once a sum of per-rank finished counts
-// equals N*n every walker has finished, however stale the individual contributions were. Ranks contribute
-// through a chain of non-blocking MPI_Iallreduce calls, joining the next one when idle (or every second
-// while busy, which also feeds the progress line). All ranks see the same sum, so they stop after the same
-// reduction. This costs one small collective per idle period rather than one per step, and needs no token
-// ring. Deposit batches still in flight are then accounted for with one MPI_Alltoall of message counts.
+// Batches travel through a BatchedExchange (mpi/batched_exchange.hpp). Termination is counted
+// (mpi/counted_termination.hpp): walker counts only grow and are bounded by N*n, so once a sum of per-rank
+// finished counts equals N*n every walker has finished, however stale the individual contributions were; the
+// same non-blocking reductions carry the hop counts of the progress line. This costs one small collective
+// per idle period rather than one per step, and needs no token ring. Deposit batches still in flight are
+// then drained (one all-to-all of message counts).
 //
 // Repelling couplings move walkers in groups instead of lanes. The n walkers of a start node begin as one
 // group; at every step the rank owning the group's node deposits, draws each walker's termination, spreads
-// the survivors over the neighbours (repelling_offsets), and splits them into child groups by destination
+// the survivors over the neighbours (split_pack), and splits them into child groups by destination
 // node. A child group on another rank travels as one unit of its walker batch (a header record, then its
 // walkers). Walkers of one group at one node always move together; two groups of a pack that meet at the
 // same node on the same step stay separate groups (merging them would need the whole pack synchronised
