@@ -21,6 +21,7 @@ void compute_features(const Communicator& comm, const QkvRows& qkv, int head, co
     dark_m = whitening_matrix(comm, q, k, qkv.d, feature_input_scale(options, qkv.d, FeatureRole::key), config.dark_ridge);
   std::optional<FeatureMap> map;  // option errors (e.g. --num-features for relu) are the same on every rank
   collective_try(comm, [&] { map.emplace(options, qkv.d, options.kind == FeatureKind::dark ? &dark_m : nullptr); });
+  r.feature_kernel = feature_kernel(*map);
   const double key_shift = comm.max(k.rows() > 0 ? map->key_max_logit(k) : -INFINITY);
   r.phi_q = map->apply(q, FeatureRole::query);
   r.phi_k = map->apply(k, FeatureRole::key, std::isfinite(key_shift) ? key_shift : 0.0);

@@ -151,18 +151,22 @@ class AttentionReference {
       spectrum_ = comm.is_root() ? symmetric_spectrum(w) : DenseSpectrum{};
     }
     const Eigen::MatrixXd estimate = dense_kernel_estimate(g_, r.grf);
-    std::vector<double> e(5, 0.0);
+    std::vector<double> e(7, 0.0);
     if (comm.is_root()) {
       const auto key = kernel_key(r.kernel);
       if (!dense_exact_.count(key)) dense_exact_.emplace(key, kernel_matrix_from_spectrum(r.kernel, *spectrum_));
       const Eigen::MatrixXd& exact = dense_exact_.at(key);
+      const Eigen::MatrixXd scores = kernel_scores(r.feature_kernel, q, k, pq, pk);
       e = {relative_error(out, softmax_attention(q, k, v)), relative_error(out, masked_softmax_attention(q, k, v, exact)),
            relative_error(out, masked_linear_attention(pq, pk, v, exact)),
-           relative_error(out, masked_linear_attention(pq, pk, v, estimate)), relative_error(out, lin)};
+           relative_error(out, masked_linear_attention(pq, pk, v, estimate)), relative_error(out, lin),
+           relative_error(out, score_attention(scores, v, Eigen::MatrixXd::Ones(scores.rows(), scores.cols()))),
+           relative_error(out, score_attention(scores, v, exact))};
     }
     comm.broadcast(e);
     SampledAttentionErrors errors;
-    SampledError* targets[] = {&errors.softmax, &errors.masked_softmax, &errors.masked_linear, &errors.grf_dense, &errors.linear};
+    SampledError* targets[] = {&errors.softmax, &errors.masked_softmax, &errors.masked_linear, &errors.grf_dense, &errors.linear,
+                               &errors.kernel, &errors.masked_kernel};
     for (size_t i = 0; i < e.size(); ++i) *targets[i] = sampled_relative_error(std::vector<double>{sq(e[i])}, std::vector<double>{1.0}, 1);
     for (auto* t : targets) t->rows = t->samples = g_.n_global();
     return errors;
@@ -175,7 +179,7 @@ class AttentionReference {
     const SampledKernelColumns& exact = sampled_exact_.at(key);
     const auto head = static_cast<size_t>(h);
     return sampled_attention_errors(g_, exact.sample, qkv.q[head], qkv.k[head], qkv.v[head], r.phi_q, r.phi_k, r.output, r.linear,
-                                    exact.exact, sampled_estimate_columns(g_, r.grf, exact.sample));
+                                    exact.exact, sampled_estimate_columns(g_, r.grf, exact.sample), r.feature_kernel);
   }
 
   const DistributedGraph& g_;
@@ -313,12 +317,15 @@ int run_attention_command(const CommandContext& ctx) {
       log.info("reference   relative error of the GRF result vs: " +
                std::string(e.grf_dense.exact() ? "dense GRF-masked " : "GRF-estimate-masked ") + sci(e.grf_dense.value) + "  exact M-masked linear " + with_error(e.masked_linear) +
                "  exact M-masked softmax " + with_error(e.masked_softmax) + "  softmax " + with_error(e.softmax) +
-               "  unmasked linear " + with_error(e.linear) + " (" + how + ", " + fmt(comm.max(timer.seconds()), 2) + " s)");
+               "  unmasked linear " + with_error(e.linear) + "  feature kernel " + r.feature_kernel.name + ": M-masked " +
+               with_error(e.masked_kernel) + ", unmasked " + with_error(e.kernel) + " (" + how + ", " +
+               fmt(comm.max(timer.seconds()), 2) + " s)");
       phases.add("reference", timer.seconds());
       result << " head" << h << "_error_vs_masked_linear=" << fmt(e.masked_linear.value, 8) << " head" << h
              << "_error_vs_dense_grf=" << e.grf_dense.value;
       if (!e.masked_linear.exact())
         result << " head" << h << "_error_vs_masked_linear_se=" << fmt(e.masked_linear.standard_error, 8);
+      result << " head" << h << "_error_vs_masked_kernel=" << fmt(e.masked_kernel.value, 8);
     }
     result << " head" << h << "_denominator_min=" << r.stats.denominator_min << " head" << h << "_bad_rows=" << r.stats.bad_rows;
   }
@@ -373,7 +380,9 @@ int run_attention_command(const CommandContext& ctx) {
           {"error_vs_masked_softmax", &SampledAttentionErrors::masked_softmax},
           {"error_vs_masked_linear", &SampledAttentionErrors::masked_linear},
           {"error_vs_dense_grf", &SampledAttentionErrors::grf_dense},
-          {"error_vs_unmasked_linear", &SampledAttentionErrors::linear}};
+          {"error_vs_unmasked_linear", &SampledAttentionErrors::linear},
+          {"error_vs_kernel", &SampledAttentionErrors::kernel},
+          {"error_vs_masked_kernel", &SampledAttentionErrors::masked_kernel}};
       const bool sampled = !errors.front().softmax.exact();
       for (const auto& [name, field] : fields) {
         std::vector<double> values, standard_errors;
@@ -382,6 +391,7 @@ int run_attention_command(const CommandContext& ctx) {
         if (sampled) out.write_replicated<double>("/attention/reference/" + std::string(name) + "_standard_error", standard_errors);
       }
       if (sampled) out.set_attribute("/attention/reference", "sampled_rows", errors.front().softmax.samples);
+      out.set_attribute("/attention/reference", "kernel", heads.front().feature_kernel.name);
     }
     if (save_grf) write_grf(out, g, heads[0].grf, heads[0].kernel, config.walk, vm["by-length"].as<bool>());
     out.commit();

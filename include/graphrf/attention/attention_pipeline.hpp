@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "graphrf/attention/feature_kernel.hpp"
 #include "graphrf/attention/feature_map.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/attention/masked_attention.hpp"
@@ -31,6 +32,7 @@ struct HeadResult {
   KernelSpec kernel;
   GrfRun grf;
   RowMatrix phi_q, phi_k;
+  FeatureKernel feature_kernel;    // what phi_q phi_k^T estimates (the target of --reference)
   RowMatrix output, linear;        // GRF-masked and unmasked linear attention
   AttentionStats stats, linear_stats;
   NormalizerPolicy policy;

@@ -121,6 +121,8 @@ class FeatureMap {
   // The frequencies acting on x = d^-1/4 input: m x d for favor and dark (dark: rows M^T g_i), m/2 x d for
   // trig, 0 x d for relu/elu1.
   const Eigen::MatrixXd& frequencies() const { return w_; }
+  // dark: the r x d matrix M of Sigma = M^T M (0 x 0 for the other maps).
+  const Eigen::MatrixXd& dark_m() const { return dark_m_; }
 
  private:
   void check_input(Eigen::Index rows, Eigen::Index cols) const;
