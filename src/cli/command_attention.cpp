@@ -57,7 +57,8 @@ void add_attention_options(po::options_description& desc) {
   features.add_options()
       ("feature", po::value<std::string>()->default_value("relu"), "relu | elu1 | favor | trig | dark")
       ("num-features", po::value<int>()->default_value(0), "random features m (0: d)")
-      ("draw", po::value<std::string>()->default_value("orthogonal"), "iid | orthogonal | orthogonal+pnc")
+      ("draw", po::value<std::string>()->default_value("orthogonal"),
+       "iid | orthogonal | orthogonal+pnc | importance (favor: omega ~ N(0, Sigma*) from the query/key covariance, weighted)")
       ("antithetic", po::bool_switch(), "favor/dark: use -w for every w")
       ("relu-scale", po::bool_switch(), "relu: divide queries by sqrt(d)")
       ("relu-epsilon", po::value<double>()->default_value(1e-8, "1e-8"), "added to relu features")
@@ -372,6 +373,13 @@ int run_attention_command(const CommandContext& ctx) {
     out.write_replicated<double>("/launch/attention/query_pass_seconds", query_s);
     out.write_per_rank<std::int64_t>("/launch/attention/bytes_moved", bytes);
     out.set_attribute("/attention/stats", "bad_rows", bad);
+    if (heads.front().importance_sigma.size() > 0) {  // --draw importance: the Sigma* of every head
+      std::vector<double> sigma;
+      for (const auto& r : heads) sigma.insert(sigma.end(), r.importance_sigma.data(), r.importance_sigma.data() + r.importance_sigma.size());
+      const auto d = static_cast<std::uint64_t>(qkv.d);
+      out.write_replicated<double>("/attention/importance_sigma", sigma,
+                                   multi ? std::vector<std::uint64_t>{static_cast<std::uint64_t>(qkv.heads), d, d} : std::vector<std::uint64_t>{d, d});
+    }
     out.set_attribute("/attention", "feature", std::string(feature_kind_name(config.features.kind)));
     out.set_attribute("/attention", "estimator", std::string(estimator_name(config.estimator)));
     if (reference.enabled) {

@@ -33,6 +33,7 @@ struct HeadResult {
   GrfRun grf;
   RowMatrix phi_q, phi_k;
   FeatureKernel feature_kernel;    // what phi_q phi_k^T estimates (the target of --reference)
+  Eigen::MatrixXd importance_sigma;  // favor --draw importance: the proposal's Sigma* (d x d); else empty
   RowMatrix output, linear;        // GRF-masked and unmasked linear attention
   AttentionStats stats, linear_stats;
   NormalizerPolicy policy;
