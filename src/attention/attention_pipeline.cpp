@@ -19,7 +19,9 @@ void compute_features(const DistributedGraph& g, const QkvRows& qkv, int head, c
   options.seed = config.features.seed + static_cast<std::uint64_t>(head);  // each head its own draws
   const Eigen::MatrixXd q = qkv.q[static_cast<size_t>(head)], k = qkv.k[static_cast<size_t>(head)];
   Eigen::MatrixXd dark_m;
-  if (options.kind == FeatureKind::dark)
+  if (options.kind == FeatureKind::dark && config.dark_m.size() > 0)
+    dark_m = config.dark_m;
+  else if (options.kind == FeatureKind::dark)
     dark_m = whitening_matrix(comm, q, k, qkv.d, feature_input_scale(options, qkv.d, FeatureRole::key), config.dark_ridge);
   std::optional<ImportanceProposal> proposal;  // favor --draw importance: Sigma* from this head's queries and keys
   if (options.kind == FeatureKind::favor && options.draw == FrequencyDraw::importance) {

@@ -10,6 +10,7 @@
 
 #include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/attention/attention_reference.hpp"
+#include "graphrf/attention/dark_sigma_file.hpp"
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/core/option_error.hpp"
 #include "graphrf/grf/dense_gather.hpp"
@@ -64,7 +65,9 @@ void add_attention_options(po::options_description& desc) {
       ("relu-epsilon", po::value<double>()->default_value(1e-8, "1e-8"), "added to relu features")
       ("stabilizer-epsilon", po::value<double>()->default_value(1e-6, "1e-6"), "favor/dark stabiliser eps")
       ("feature-seed", po::value<std::uint64_t>(), "seed of the random features (default: --seed)")
-      ("dark-ridge", po::value<double>()->default_value(0.0), "dark: Lambda + ridge I before the inverse square root");
+      ("dark-ridge", po::value<double>()->default_value(0.0), "dark: Lambda + ridge I before the inverse square root")
+      ("dark-sigma", po::value<std::string>(),
+       "dark: HDF5 with /sigma (d x d, symmetric PSD) or /M (r x d, r <= d, Sigma = M^T M) instead of the whitening Lambda^-1");
   po::options_description output("output");
   output.add_options()
       ("save-grf", po::bool_switch(), "also write what `graphrf grf` writes")
@@ -226,7 +229,7 @@ int run_attention_command(const CommandContext& ctx) {
   const auto& vm = ctx.vm;
   GraphOptions graph_options;
   AttentionConfig config;
-  std::string out_path, qkv_path;
+  std::string out_path, qkv_path, dark_sigma_path;
   std::vector<int> synthetic = {8, 8};
   const bool save_grf = vm["save-grf"].as<bool>();
   ReferenceOptions reference;
@@ -252,6 +255,12 @@ int run_attention_command(const CommandContext& ctx) {
     config.features.stabilizer_epsilon = vm["stabilizer-epsilon"].as<double>();
     config.features.seed = vm.count("feature-seed") ? vm["feature-seed"].as<std::uint64_t>() : config.walk.seed;
     config.dark_ridge = vm["dark-ridge"].as<double>();
+    if (vm.count("dark-sigma")) {
+      dark_sigma_path = vm["dark-sigma"].as<std::string>();
+      if (config.features.kind != FeatureKind::dark)
+        throw InputError("--dark-sigma: only for --feature dark (got " + std::string(feature_kind_name(config.features.kind)) + ")");
+      if (config.dark_ridge != 0.0) throw InputError("--dark-ridge: regularises the whitening Sigma, not one given by --dark-sigma");
+    }
     config.normalizer = vm["on-bad-normalizer"].as<std::string>();
     if (config.normalizer != "auto") parse_bad_normalizer(config.normalizer);
     config.normalizer_eps = vm["normalizer-eps"].as<double>();
@@ -269,6 +278,7 @@ int run_attention_command(const CommandContext& ctx) {
   Timer total, phase;
   PhaseTimes phases;
   if (!qkv_path.empty()) check_input_readable(comm, "--qkv", qkv_path);
+  if (!dark_sigma_path.empty()) check_input_readable(comm, "--dark-sigma", dark_sigma_path);
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   bind_walk_weights(log, g, config.walk, config.kernel);
   check_reference_plan(g, reference, config.walk);
@@ -282,6 +292,7 @@ int run_attention_command(const CommandContext& ctx) {
     });
   const QkvRows qkv = qkv_path.empty() ? synthetic_qkv(g, vm["heads"].as<int>(), synthetic[0], synthetic[1], config.walk.seed)
                                        : read_qkv(g, qkv_path);
+  if (!dark_sigma_path.empty()) collective_try(comm, [&] { config.dark_m = read_dark_sigma_file(dark_sigma_path, qkv.d); });
   phases.add("load", phase.seconds());
   if (!qkv.row_order.empty()) log.info("inputs      " + qkv_path + ": " + qkv.row_order);
   log.info("inputs      " + (qkv_path.empty() ? std::string("synthetic") : qkv_path) + ": " + std::to_string(qkv.heads) +

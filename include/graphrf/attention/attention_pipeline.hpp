@@ -24,6 +24,7 @@ struct AttentionConfig {
                                       // only head 0 keeps it, and only when later heads share its walks
   FeatureOptions features;
   double dark_ridge = 0.0;
+  Eigen::MatrixXd dark_m;          // dark: M (r x d) of a given Sigma = M^T M (--dark-sigma); empty: whitening
   std::string normalizer = "auto"; // auto | error | clamp | skip
   double normalizer_eps = 1e-12;
 };
