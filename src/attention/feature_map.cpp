@@ -25,7 +25,7 @@ int resolve_feature_count(const FeatureOptions& o, int d) {
   if (o.m > kMaxFeatures)
     option_error(kNumFeaturesOption, "at most " + std::to_string(kMaxFeatures) + " (got " + std::to_string(o.m) + ")");
   if (o.draw == FrequencyDraw::importance && o.kind != FeatureKind::favor)
-    option_error(kDrawOption, "importance is for --feature favor only (dark samples its own Sigma; got " + name + ")");
+    option_error(kDrawOption, "importance is for --feature favor only (got " + name + ")");
   if (!is_random(o.kind)) {
     if (o.m != 0 && o.m != d)
       option_error(kNumFeaturesOption, name + " features have exactly d = " + std::to_string(d) + " outputs (got " +
