@@ -35,7 +35,7 @@ void add_attention_options(po::options_description& desc) {
   add_graph_options(desc);
   add_kernel_options(desc);
   add_walk_options(desc);
-  add_reference_options(desc, "softmax, M-masked softmax and M-masked linear attention");
+  add_reference_options(desc, "softmax, M-masked softmax, M-masked linear attention and the (M-masked) kernel the features estimate");
   po::options_description inputs("attention inputs and estimator");
   inputs.add_options()
       ("estimator", po::value<std::string>()->default_value("symmetric"), "symmetric (Alg. 1) | two-ensembles | asymmetric (Alg. 2)")
