@@ -60,6 +60,13 @@ void write_attention(H5Output& out, const DistributedGraph& g, const AttentionRu
   out.write_replicated<double>("/launch/attention/query_pass_seconds", query_s);
   out.write_per_rank<std::int64_t>("/launch/attention/bytes_moved", bytes);
   out.set_attribute("/attention/stats", "bad_rows", bad);
+  if (heads.front().importance_sigma.size() > 0) {  // --draw importance: the Sigma* of every head
+    std::vector<double> sigma;
+    for (const auto& r : heads) sigma.insert(sigma.end(), r.importance_sigma.data(), r.importance_sigma.data() + r.importance_sigma.size());
+    const auto d = static_cast<std::uint64_t>(run.qkv.d);
+    out.write_replicated<double>("/attention/importance_sigma", sigma,
+                                 multi ? std::vector<std::uint64_t>{static_cast<std::uint64_t>(run.qkv.heads), d, d} : std::vector<std::uint64_t>{d, d});
+  }
   out.set_attribute("/attention", "feature", std::string(feature_kind_name(config.features.kind)));
   out.set_attribute("/attention", "estimator", std::string(estimator_name(config.estimator)));
   if (run.options.save_grf) write_grf(out, g, heads[0].grf, heads[0].kernel, config.walk, run.options.by_length);

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "graphrf/grf/spectral_radius.hpp"
+#include "graphrf/attention/importance_sampling.hpp"
 #include "graphrf/attention/whitening.hpp"
 
 namespace graphrf {
@@ -11,16 +12,29 @@ namespace {
 
 // The features of one head. Favor/dark keys subtract one shift shared by all ranks (the largest logit
 // anywhere), which cancels in the normalisation.
-void compute_features(const Communicator& comm, const QkvRows& qkv, int head, const AttentionConfig& config,
+void compute_features(const DistributedGraph& g, const QkvRows& qkv, int head, const AttentionConfig& config,
                       HeadResult& r) {
+  const Communicator& comm = *g.comm;
   FeatureOptions options = config.features;
   options.seed = config.features.seed + static_cast<std::uint64_t>(head);  // each head its own draws
   const Eigen::MatrixXd q = qkv.q[static_cast<size_t>(head)], k = qkv.k[static_cast<size_t>(head)];
   Eigen::MatrixXd dark_m;
-  if (options.kind == FeatureKind::dark)
+  if (options.kind == FeatureKind::dark && config.dark_m.size() > 0)
+    dark_m = config.dark_m;
+  else if (options.kind == FeatureKind::dark)
     dark_m = whitening_matrix(comm, q, k, qkv.d, feature_input_scale(options, qkv.d, FeatureRole::key), config.dark_ridge);
+  std::optional<ImportanceProposal> proposal;  // favor --draw importance: Sigma* from this head's queries and keys
+  if (options.kind == FeatureKind::favor && options.draw == FrequencyDraw::importance) {
+    const Eigen::MatrixXd lambda = reproducible_pooled_covariance(comm, g.n_global(), g.canonical_index, q, k, qkv.d,
+                                                                  feature_input_scale(options, qkv.d, FeatureRole::key));
+    collective_try(comm, [&] { proposal.emplace(importance_proposal(lambda)); });
+    r.importance_sigma = proposal->sigma;
+  }
   std::optional<FeatureMap> map;  // option errors (e.g. --num-features for relu) are the same on every rank
-  collective_try(comm, [&] { map.emplace(options, qkv.d, options.kind == FeatureKind::dark ? &dark_m : nullptr); });
+  collective_try(comm, [&] {
+    map.emplace(options, qkv.d, options.kind == FeatureKind::dark ? &dark_m : nullptr, proposal ? &*proposal : nullptr);
+  });
+  r.feature_kernel = feature_kernel(*map);
   const double key_shift = comm.max(k.rows() > 0 ? map->key_max_logit(k) : -INFINITY);
   r.phi_q = map->apply(q, FeatureRole::query);
   r.phi_k = map->apply(k, FeatureRole::key, std::isfinite(key_shift) ? key_shift : 0.0);
@@ -75,7 +89,7 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
       r.grf = compute_grf(g, r.kernel, walk, config.estimator, log, limits,
                           keep ? LengthResolvedRows::keep : LengthResolvedRows::drop, arcs ? &*arcs : nullptr);
     }
-    compute_features(comm, qkv, h, config, r);
+    compute_features(g, qkv, h, config, r);
     r.policy = resolve_normalizer_policy(config.normalizer, config.normalizer_eps, r.grf.f, config.features.kind);
     const RowMatrix& v = qkv.v[static_cast<size_t>(h)];
     if (config.estimator == GrfEstimator::asymmetric)

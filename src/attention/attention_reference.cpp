@@ -33,6 +33,10 @@ Eigen::MatrixXd masked_linear_attention(const Eigen::MatrixXd& phi_q, const Eige
   return normalise_rows((phi_q * phi_k.transpose()).cwiseProduct(mask), v);
 }
 
+Eigen::MatrixXd score_attention(const Eigen::MatrixXd& scores, const Eigen::MatrixXd& v, const Eigen::MatrixXd& mask) {
+  return normalise_rows(scores.cwiseProduct(mask), v);
+}
+
 double relative_error(const Eigen::MatrixXd& estimate, const Eigen::MatrixXd& reference) {
   return (estimate - reference).norm() / reference.norm();
 }

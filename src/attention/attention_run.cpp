@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "graphrf/attention/dark_sigma_file.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/timer.hpp"
@@ -47,13 +48,15 @@ AttentionRun run_graph_attention(const DistributedGraph& g, const AttentionRunOp
     });
   run.qkv = o.qkv_path.empty() ? synthetic_qkv(g, o.heads, synthetic[0], synthetic[1], o.config.walk.seed) : read_qkv(g, o.qkv_path);
   const QkvRows& qkv = run.qkv;
+  AttentionConfig config = o.config;
+  if (!o.dark_sigma_path.empty()) collective_try(comm, [&] { config.dark_m = read_dark_sigma_file(o.dark_sigma_path, qkv.d); });
   run.phases.add("load", phase.seconds());
   if (!qkv.row_order.empty()) log.info("inputs      " + o.qkv_path + ": " + qkv.row_order);
   log.info("inputs      " + (o.qkv_path.empty() ? std::string("synthetic") : o.qkv_path) + ": " + std::to_string(qkv.heads) +
            " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
            std::string(feature_kind_name(o.config.features.kind)));
   phase.reset();
-  run.heads = run_attention(g, qkv, o.config, log);
+  run.heads = run_attention(g, qkv, config, log);
   check_outputs_finite(g, run.heads, o.qkv_path.empty() ? "synthetic Q/K/V" : o.qkv_path);
   run.phases.add("walks + attention", phase.seconds());
   return run;

@@ -1,6 +1,7 @@
 // Feature maps for the queries and keys of linear attention. See feature_map.hpp.
 #include "graphrf/attention/feature_map.hpp"
 
+#include "graphrf/attention/importance_sampling.hpp"
 #include "graphrf/attention/row_product.hpp"
 
 #include <cmath>
@@ -23,6 +24,8 @@ int resolve_feature_count(const FeatureOptions& o, int d) {
   if (o.m < 0) option_error(kNumFeaturesOption, "must be >= 0, 0 meaning d (got " + std::to_string(o.m) + ")");
   if (o.m > kMaxFeatures)
     option_error(kNumFeaturesOption, "at most " + std::to_string(kMaxFeatures) + " (got " + std::to_string(o.m) + ")");
+  if (o.draw == FrequencyDraw::importance && o.kind != FeatureKind::favor)
+    option_error(kDrawOption, "importance is for --feature favor only (got " + name + ")");
   if (!is_random(o.kind)) {
     if (o.m != 0 && o.m != d)
       option_error(kNumFeaturesOption, name + " features have exactly d = " + std::to_string(d) + " outputs (got " +
@@ -84,7 +87,9 @@ double feature_input_scale(const FeatureOptions& options, int d, FeatureRole rol
   return 1.0;
 }
 
-FeatureMap::FeatureMap(const FeatureOptions& options, int d, const Eigen::MatrixXd* dark_m) : options_(options), d_(d) {
+FeatureMap::FeatureMap(const FeatureOptions& options, int d, const Eigen::MatrixXd* dark_m,
+                       const ImportanceProposal* importance)
+    : options_(options), d_(d) {
   if (d < 1) throw std::invalid_argument("FeatureMap: d must be >= 1 (got " + std::to_string(d) + ")");
   m_ = resolve_feature_count(options, d);
   options_.m = m_;
@@ -96,12 +101,25 @@ FeatureMap::FeatureMap(const FeatureOptions& options, int d, const Eigen::Matrix
   } else if (dark_m != nullptr) {
     throw std::invalid_argument("FeatureMap: M is only used by dark features");
   }
+  const bool importance_draw = options.kind == FeatureKind::favor && options.draw == FrequencyDraw::importance;
+  if (importance_draw && importance == nullptr)
+    option_error(kDrawOption, "importance needs Sigma* from the queries and keys of the whole attention (not available here)");
+  if (importance != nullptr && (!importance_draw || importance->sigma.rows() != d))
+    throw std::invalid_argument("FeatureMap: an importance proposal (d x d) is only for favor with --draw importance");
   if (is_random(options.kind)) input_scale_ = std::pow(static_cast<double>(d), -0.25);
 
   switch (options.kind) {
     case FeatureKind::relu:
     case FeatureKind::elu1: w_.resize(0, d); break;
-    case FeatureKind::favor: w_ = draw_frequencies(m_, d, options.draw, options.antithetic, options.seed); break;
+    case FeatureKind::favor:
+      if (importance_draw) {
+        // w_i = Sigma*^1/2 g_i with orthogonally coupled g_i (see importance_sampling.hpp), stacked as rows: G S^1/2.
+        w_ = draw_frequencies(m_, d, FrequencyDraw::orthogonal, options.antithetic, options.seed) * importance->sqrt_sigma;
+        half_log_weight_ = 0.5 * importance_log_weights(*importance, w_);
+      } else {
+        w_ = draw_frequencies(m_, d, options.draw, options.antithetic, options.seed);
+      }
+      break;
     case FeatureKind::trig: w_ = draw_frequencies(m_ / 2, d, options.draw, false, options.seed); break;
     case FeatureKind::dark: {
       const int r = static_cast<int>(dark_m_.rows());
@@ -136,6 +154,7 @@ Eigen::MatrixXd FeatureMap::logits(const Eigen::MatrixXd& X) const {
     half_sq = 0.5 * x.rowwise().squaredNorm();
   Eigen::MatrixXd l = row_by_row_product(x, w_);
   l.colwise() -= half_sq;
+  if (half_log_weight_.size() > 0) l.rowwise() += half_log_weight_.transpose();
   return l;
 }
 

@@ -102,8 +102,9 @@ FrequencyDraw parse_frequency_draw(std::string_view name) {
   if (name == "iid") return FrequencyDraw::iid;
   if (name == "orthogonal") return FrequencyDraw::orthogonal;
   if (name == "orthogonal+pnc") return FrequencyDraw::orthogonal_pnc;
+  if (name == "importance") return FrequencyDraw::importance;
   throw InputError(std::string(kDrawOption) + ": unknown frequency draw '" + std::string(name) +
-                   "' (expected iid, orthogonal or orthogonal+pnc)");
+                   "' (expected iid, orthogonal, orthogonal+pnc or importance)");
 }
 
 std::string_view frequency_draw_name(FrequencyDraw draw) {
@@ -111,6 +112,7 @@ std::string_view frequency_draw_name(FrequencyDraw draw) {
     case FrequencyDraw::iid: return "iid";
     case FrequencyDraw::orthogonal: return "orthogonal";
     case FrequencyDraw::orthogonal_pnc: return "orthogonal+pnc";
+    case FrequencyDraw::importance: return "importance";
   }
   return "?";
 }
@@ -134,6 +136,8 @@ double chi_upper_quantile(int dim, double u) {
 
 Eigen::MatrixXd draw_frequencies(int m, int dim, FrequencyDraw draw, bool antithetic, std::uint64_t seed) {
   if (m < 0 || dim < 1) throw std::invalid_argument("draw_frequencies: needs m >= 0 and dim >= 1");
+  if (draw == FrequencyDraw::importance)
+    throw std::invalid_argument("draw_frequencies: importance frequencies are drawn by FeatureMap from Sigma*");
   if (!antithetic) return draw_directions(m, dim, draw, seed);
   if (m % 2 != 0) throw std::invalid_argument("draw_frequencies: antithetic needs an even m");
   const int half = m / 2;

@@ -32,6 +32,8 @@ int run_wavelet(const CommandContext& ctx);
 int run_bench(const CommandContext& ctx);
 void add_bench_options(po::options_description& desc);
 int run_bench_attention(const CommandContext& ctx);
+int run_bench_features(const CommandContext& ctx);
+void add_bench_features_options(po::options_description& desc);
 void add_bench_attention_options(po::options_description& desc);
 int run_bench_wavelet(const CommandContext& ctx);
 void add_bench_wavelet_options(po::options_description& desc);
@@ -64,6 +66,8 @@ const std::vector<Command>& commands() {
        add_bench_couplings_options, run_bench_couplings},
       {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
        add_bench_attention_options, run_bench_attention},
+      {"bench-features", "benchmark: Monte Carlo error of the random feature maps (iid, orthogonal, PNC, antithetic, importance, dark)",
+       add_bench_features_options, run_bench_features},
       {"bench-points", "benchmark: the particle-dynamics workload (kNN graph per frame, repelling walks, masked attention)",
        add_bench_points_options, run_bench_points},
       {"bench-output", "benchmark: the canonical-order writer against hyperslab unions and the partition-order writer",

@@ -74,7 +74,8 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
 
 std::vector<NamedInput> command_inputs(const po::variables_map& vm) {
   std::vector<NamedInput> inputs;
-  for (const char* name : {"config", "graph", "points", "qkv", "frames", "observations", "test", "sigma", "pagerank-sigma"})
+  for (const char* name : {"config", "graph", "points", "qkv", "frames", "observations", "test", "sigma", "pagerank-sigma",
+                           "dark-sigma"})
     if (vm.count(name)) inputs.push_back({std::string("--") + name, vm[name].as<std::string>()});
   if (vm.count("partition") && vm["partition"].as<std::string>().rfind("file:", 0) == 0)
     inputs.push_back({"--partition file:", vm["partition"].as<std::string>().substr(5)});

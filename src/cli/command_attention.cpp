@@ -27,7 +27,7 @@ void add_attention_options(po::options_description& desc) {
   add_graph_options(desc);
   add_kernel_options(desc);
   add_walk_options(desc);
-  add_reference_options(desc, "softmax, M-masked softmax and M-masked linear attention");
+  add_reference_options(desc, "softmax, M-masked softmax, M-masked linear attention and the (M-masked) kernel the features estimate");
   po::options_description inputs("attention inputs and estimator");
   inputs.add_options()
       ("estimator", po::value<std::string>()->default_value("symmetric"), "symmetric (Alg. 1) | two-ensembles | asymmetric (Alg. 2)")
@@ -50,13 +50,16 @@ void add_attention_options(po::options_description& desc) {
   features.add_options()
       ("feature", po::value<std::string>()->default_value("relu"), "relu | elu1 | favor | trig | dark")
       ("num-features", po::value<int>()->default_value(0), "random features m (0: d)")
-      ("draw", po::value<std::string>()->default_value("orthogonal"), "iid | orthogonal | orthogonal+pnc")
+      ("draw", po::value<std::string>()->default_value("orthogonal"),
+       "iid | orthogonal | orthogonal+pnc | importance (favor: omega ~ N(0, Sigma*) from the query/key covariance, weighted)")
       ("antithetic", po::bool_switch(), "favor/dark: use -w for every w")
       ("relu-scale", po::bool_switch(), "relu: divide queries by sqrt(d)")
       ("relu-epsilon", po::value<double>()->default_value(1e-8, "1e-8"), "added to relu features")
       ("stabilizer-epsilon", po::value<double>()->default_value(1e-6, "1e-6"), "favor/dark stabiliser eps")
       ("feature-seed", po::value<std::uint64_t>(), "seed of the random features (default: --seed)")
-      ("dark-ridge", po::value<double>()->default_value(0.0), "dark: Lambda + ridge I before the inverse square root");
+      ("dark-ridge", po::value<double>()->default_value(0.0), "dark: Lambda + ridge I before the inverse square root")
+      ("dark-sigma", po::value<std::string>(),
+       "dark: HDF5 with /sigma (d x d, symmetric PSD) or /M (r x d, r <= d, Sigma = M^T M) instead of the whitening Lambda^-1");
   po::options_description output("output");
   output.add_options()
       ("save-grf", po::bool_switch(), "also write what `graphrf grf` writes")
@@ -101,7 +104,7 @@ int run_attention_command(const CommandContext& ctx) {
   const auto& vm = ctx.vm;
   GraphOptions graph_options;
   AttentionConfig config;
-  std::string out_path, qkv_path;
+  std::string out_path, qkv_path, dark_sigma_path;
   std::vector<int> synthetic = {8, 8};
   const bool save_grf = vm["save-grf"].as<bool>();
   ReferenceOptions reference;
@@ -127,6 +130,12 @@ int run_attention_command(const CommandContext& ctx) {
     config.features.stabilizer_epsilon = vm["stabilizer-epsilon"].as<double>();
     config.features.seed = vm.count("feature-seed") ? vm["feature-seed"].as<std::uint64_t>() : config.walk.seed;
     config.dark_ridge = vm["dark-ridge"].as<double>();
+    if (vm.count("dark-sigma")) {
+      dark_sigma_path = vm["dark-sigma"].as<std::string>();
+      if (config.features.kind != FeatureKind::dark)
+        throw InputError("--dark-sigma: only for --feature dark (got " + std::string(feature_kind_name(config.features.kind)) + ")");
+      if (config.dark_ridge != 0.0) throw InputError("--dark-ridge: regularises the whitening Sigma, not one given by --dark-sigma");
+    }
     config.normalizer = vm["on-bad-normalizer"].as<std::string>();
     if (config.normalizer != "auto") parse_bad_normalizer(config.normalizer);
     config.normalizer_eps = vm["normalizer-eps"].as<double>();
@@ -144,6 +153,7 @@ int run_attention_command(const CommandContext& ctx) {
   Timer total, phase;
   PhaseTimes phases;
   if (!qkv_path.empty()) check_input_readable(comm, "--qkv", qkv_path);
+  if (!dark_sigma_path.empty()) check_input_readable(comm, "--dark-sigma", dark_sigma_path);
   const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
   bind_walk_weights(log, g, config.walk, config.kernel);
   check_reference_plan(g, reference, config.walk);
@@ -151,6 +161,7 @@ int run_attention_command(const CommandContext& ctx) {
   AttentionRunOptions options;
   options.config = config;
   options.qkv_path = qkv_path;
+  options.dark_sigma_path = dark_sigma_path;
   options.heads = vm["heads"].as<int>();
   options.synthetic = synthetic;
   options.save_grf = save_grf;
@@ -176,7 +187,7 @@ int run_attention_command(const CommandContext& ctx) {
       Timer timer;
       log.info("computing   the reference of head " + std::to_string(h));
       errors.push_back(references->errors(run.qkv, h, r));
-      log.info(describe_attention_errors(errors.back(), g.n_global(), comm.max(timer.seconds())));
+      log.info(describe_attention_errors(errors.back(), r.feature_kernel.name, g.n_global(), comm.max(timer.seconds())));
       phases.add("reference", timer.seconds());
       report.append(attention_error_figures(h, errors.back()));
     }
@@ -191,7 +202,7 @@ int run_attention_command(const CommandContext& ctx) {
     H5Output out(comm, out_path);
     out.write_provenance(ctx.command_line, comm.size(), ctx.config_text, config.walk.seed);
     write_attention(out, g, run);
-    if (reference.enabled) write_attention_errors(out, errors);
+    if (reference.enabled) write_attention_errors(out, errors, run.heads.front().feature_kernel.name);
     write_report(out, report);
     out.commit();
     log.info("wrote       " + out_path + " in " + fmt(phase.seconds(), 2) + " s");

@@ -42,18 +42,22 @@ SampledAttentionErrors AttentionReference::dense_errors(const QkvRows& qkv, int 
     spectrum_ = comm.is_root() ? symmetric_spectrum(w) : DenseSpectrum{};
   }
   const Eigen::MatrixXd estimate = dense_kernel_estimate(g_, r.grf);
-  std::vector<double> e(5, 0.0);
+  std::vector<double> e(7, 0.0);
   if (comm.is_root()) {
     const auto key = kernel_key(r.kernel);
     if (!dense_exact_.count(key)) dense_exact_.emplace(key, kernel_matrix_from_spectrum(r.kernel, *spectrum_));
     const Eigen::MatrixXd& exact = dense_exact_.at(key);
+    const Eigen::MatrixXd scores = kernel_scores(r.feature_kernel, q, k, pq, pk);
     e = {relative_error(out, softmax_attention(q, k, v)), relative_error(out, masked_softmax_attention(q, k, v, exact)),
          relative_error(out, masked_linear_attention(pq, pk, v, exact)),
-         relative_error(out, masked_linear_attention(pq, pk, v, estimate)), relative_error(out, lin)};
+         relative_error(out, masked_linear_attention(pq, pk, v, estimate)), relative_error(out, lin),
+         relative_error(out, score_attention(scores, v, Eigen::MatrixXd::Ones(scores.rows(), scores.cols()))),
+         relative_error(out, score_attention(scores, v, exact))};
   }
   comm.broadcast(e);
   SampledAttentionErrors errors;
-  SampledError* targets[] = {&errors.softmax, &errors.masked_softmax, &errors.masked_linear, &errors.grf_dense, &errors.linear};
+  SampledError* targets[] = {&errors.softmax, &errors.masked_softmax, &errors.masked_linear, &errors.grf_dense, &errors.linear,
+                             &errors.kernel, &errors.masked_kernel};
   for (size_t i = 0; i < e.size(); ++i) *targets[i] = sampled_relative_error(std::vector<double>{sq(e[i])}, std::vector<double>{1.0}, 1);
   for (auto* t : targets) t->rows = t->samples = g_.n_global();
   return errors;
@@ -66,16 +70,18 @@ SampledAttentionErrors AttentionReference::sampled_errors(const QkvRows& qkv, in
   const SampledKernelColumns& exact = sampled_exact_.at(key);
   const auto head = static_cast<size_t>(h);
   return sampled_attention_errors(g_, exact.sample, qkv.q[head], qkv.k[head], qkv.v[head], r.phi_q, r.phi_k, r.output, r.linear,
-                                  exact.exact, sampled_estimate_columns(g_, r.grf, exact.sample));
+                                  exact.exact, sampled_estimate_columns(g_, r.grf, exact.sample), r.feature_kernel);
 }
 
-std::string describe_attention_errors(const SampledAttentionErrors& e, std::int64_t n_nodes, double seconds) {
+std::string describe_attention_errors(const SampledAttentionErrors& e, const std::string& feature_kernel, std::int64_t n_nodes,
+                                      double seconds) {
   const std::string how = e.softmax.exact() ? "dense" : "sampled: " + std::to_string(e.softmax.samples) + " of " +
                                                              std::to_string(n_nodes) + " rows, +- standard error";
   return "reference   relative error of the GRF result vs: " +
          std::string(e.grf_dense.exact() ? "dense GRF-masked " : "GRF-estimate-masked ") + sci(e.grf_dense.value) + "  exact M-masked linear " + with_error(e.masked_linear) +
          "  exact M-masked softmax " + with_error(e.masked_softmax) + "  softmax " + with_error(e.softmax) +
-         "  unmasked linear " + with_error(e.linear) + " (" + how + ", " + fmt(seconds, 2) + " s)";
+         "  unmasked linear " + with_error(e.linear) + "  feature kernel " + feature_kernel + ": M-masked " +
+         with_error(e.masked_kernel) + ", unmasked " + with_error(e.kernel) + " (" + how + ", " + fmt(seconds, 2) + " s)";
 }
 
 Report attention_error_figures(int h, const SampledAttentionErrors& e) {
@@ -83,16 +89,19 @@ Report attention_error_figures(int h, const SampledAttentionErrors& e) {
   Report report;
   report.number(head + "_error_vs_masked_linear", e.masked_linear.value, 8).significant(head + "_error_vs_dense_grf", e.grf_dense.value);
   if (!e.masked_linear.exact()) report.number(head + "_error_vs_masked_linear_se", e.masked_linear.standard_error, 8);
+  report.number(head + "_error_vs_masked_kernel", e.masked_kernel.value, 8);
   return report;
 }
 
-void write_attention_errors(H5Output& out, const std::vector<SampledAttentionErrors>& errors) {
+void write_attention_errors(H5Output& out, const std::vector<SampledAttentionErrors>& errors, const std::string& feature_kernel) {
   const std::pair<const char*, SampledError SampledAttentionErrors::*> fields[] = {
       {"error_vs_softmax", &SampledAttentionErrors::softmax},
       {"error_vs_masked_softmax", &SampledAttentionErrors::masked_softmax},
       {"error_vs_masked_linear", &SampledAttentionErrors::masked_linear},
       {"error_vs_dense_grf", &SampledAttentionErrors::grf_dense},
-      {"error_vs_unmasked_linear", &SampledAttentionErrors::linear}};
+      {"error_vs_unmasked_linear", &SampledAttentionErrors::linear},
+      {"error_vs_kernel", &SampledAttentionErrors::kernel},
+      {"error_vs_masked_kernel", &SampledAttentionErrors::masked_kernel}};
   const bool sampled = !errors.front().softmax.exact();
   for (const auto& [name, field] : fields) {
     std::vector<double> values, standard_errors;
@@ -101,6 +110,7 @@ void write_attention_errors(H5Output& out, const std::vector<SampledAttentionErr
     if (sampled) out.write_replicated<double>("/attention/reference/" + std::string(name) + "_standard_error", standard_errors);
   }
   if (sampled) out.set_attribute("/attention/reference", "sampled_rows", errors.front().softmax.samples);
+  out.set_attribute("/attention/reference", "kernel", feature_kernel);
 }
 
 }  // namespace graphrf

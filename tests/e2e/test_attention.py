@@ -209,7 +209,8 @@ def test_reference_on_the_default_graph():
         assert len(lines) == 1 and "dense GRF-masked" in lines[0] and "softmax" in lines[0], ctx
         o = AttentionFile(out)
         assert set(o.reference) == {"error_vs_dense_grf", "error_vs_masked_linear", "error_vs_masked_softmax",
-                                    "error_vs_softmax", "error_vs_unmasked_linear"}, o.reference
+                                    "error_vs_softmax", "error_vs_unmasked_linear", "error_vs_kernel",
+                                    "error_vs_masked_kernel"}, o.reference
         assert all(x.shape == (1,) and np.all(np.isfinite(x)) for x in o.reference.values()), o.reference
         assert o.reference["error_vs_dense_grf"][0] < 1e-10, o.reference
         assert o.reference["error_vs_masked_linear"][0] > 0 and o.reference["error_vs_softmax"][0] > 0, o.reference

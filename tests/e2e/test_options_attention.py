@@ -22,6 +22,9 @@ def test_attention():
         frames = os.path.join(d, "frames.h5")
         with h5py.File(frames, "w") as f:
             f["frames/points"] = rng.random((2, 12, 3))
+        dark_sigma = os.path.join(d, "dark_sigma.h5")
+        with h5py.File(dark_sigma, "w") as f:
+            f["sigma"] = np.diag([0.5, 2.0])  # d = 2, as the Q/K above
         on_frames = {"graph": DROP, "frames": frames, "knn": 3}
         negative_f = {"alpha": "1,-0.9", "on_bad_normalizer": "clamp"}  # a negative normaliser: clamped
         table = dict(oc.graph_entries(inputs), **oc.run_entries(inputs))
@@ -49,6 +52,7 @@ def test_attention():
             "stabilizer-epsilon": changes(base={"feature": "favor"}, stabilizer_epsilon=0.5),
             "feature-seed": changes(base={"feature": "favor"}, feature_seed=7),
             "dark-ridge": changes(base={"feature": "dark"}, dark_ridge=0.5),
+            "dark-sigma": changes(base={"feature": "dark", "qkv": qkv}, dark_sigma=dark_sigma),
             "save-grf": changes(save_grf=None),
             "by-length": changes(base={"save_grf": None}, by_length=None),
             "out": changes(out=DROP),

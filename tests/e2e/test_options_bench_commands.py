@@ -132,5 +132,24 @@ def test_bench_wavelet():
                                                   "error-steps": 2, "partition": "block"}, d)
 
 
+def test_bench_features():
+    with e2e.TempDir() as d:
+        inputs = oc.Inputs(d)
+        table = oc.run_entries(inputs)
+        table.update({
+            "tokens": changes(tokens=6),
+            "dim": changes(dim=3),
+            "num-features-list": changes(num_features_list="4"),
+            "methods": changes(methods="orthogonal"),
+            "seeds": changes(seeds=3),
+            "spread": changes(spread=10),
+            "top-eigenvalue": changes(top_eigenvalue=0.2),
+            "mask-length": changes(mask_length=2),
+            "seed": changes(seed=2),
+        })
+        oc.check_command("bench-features", table, {"tokens": 4, "dim": 2, "num-features-list": "2", "methods": "iid",
+                                                   "seeds": 2}, d)
+
+
 if __name__ == "__main__":
     e2e.main(globals())

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "graphrf/attention/attention_pipeline.hpp"
+#include "graphrf/attention/whitening.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
@@ -102,10 +103,12 @@ TEST(SampledReference, SampledKernelErrorIsWithinItsStandardError) {
   EXPECT_LE(std::abs(e.value - dense_error), 5 * e.standard_error) << e.value << " vs " << dense_error;
 }
 
-TEST(SampledReference, AttentionWithAllNodesSampledGivesTheDenseErrors) {
+// feature: relu (its kernel is the feature product) or dark (exp(q^T Sigma k / sqrt(d)) with the whitening Sigma).
+void expect_sampled_errors_equal_dense(FeatureKind feature) {
   const auto g = load("random:60:4:3", "metis");
   const auto qkv = synthetic_qkv(g, 1, 4, 3, 2);
   AttentionConfig config;
+  config.features.kind = feature;
   config.walk.walkers = 8;
   config.walk.p_halt = 0.4;
   config.walk.seed = 9;
@@ -113,26 +116,41 @@ TEST(SampledReference, AttentionWithAllNodesSampledGivesTheDenseErrors) {
   const auto& r = heads[0];
   const auto columns = sampled_kernel_columns(g, r.kernel, config.walk, g.n_global(), 3);
   const auto errors = sampled_attention_errors(g, columns.sample, qkv.q[0], qkv.k[0], qkv.v[0], r.phi_q, r.phi_k, r.output,
-                                               r.linear, columns.exact, sampled_estimate_columns(g, r.grf, columns.sample));
+                                               r.linear, columns.exact, sampled_estimate_columns(g, r.grf, columns.sample),
+                                               r.feature_kernel);
   auto dense = [&](const RowMatrix& m) { return gather_dense_block(world(), m, g.n_global()); };
   const Eigen::MatrixXd q = dense(qkv.q[0]), k = dense(qkv.k[0]), v = dense(qkv.v[0]), pq = dense(r.phi_q),
                         pk = dense(r.phi_k), out = dense(r.output), lin = dense(r.linear);
   const Eigen::MatrixXd w = gather_dense_w(g, config.walk), est = dense_kernel_estimate(g, r.grf);
+  const Eigen::MatrixXd whitening = whitening_matrix(world(), qkv.q[0], qkv.k[0], 4, std::pow(4.0, -0.25));  // M
   if (!world().is_root()) return;
   const Eigen::MatrixXd m = dense_diffusion(w, 1.0);
   const Eigen::MatrixXd soft = (q * k.transpose() / 2.0).array().exp().matrix();  // sqrt(d) = 2
   const Eigen::MatrixXd feat = pq * pk.transpose();
+  // The kernel the features estimate: relu's feature product, or dark's exp(q^T Sigma k / sqrt(d)).
+  Eigen::MatrixXd own = feat;
+  if (feature == FeatureKind::dark) {
+    const Eigen::MatrixXd sigma = whitening.transpose() * whitening;  // Lambda^-1
+    own = (q * sigma * k.transpose() / 2.0).array().exp().matrix();
+  }
   const double expected[] = {frobenius_ratio(out, weighted_rows(soft, v)),
                              frobenius_ratio(out, weighted_rows(soft.cwiseProduct(m), v)),
                              frobenius_ratio(out, weighted_rows(feat.cwiseProduct(m), v)),
-                             frobenius_ratio(out, weighted_rows(feat.cwiseProduct(est), v)), frobenius_ratio(out, lin)};
-  const SampledError got[] = {errors.softmax, errors.masked_softmax, errors.masked_linear, errors.grf_dense, errors.linear};
-  for (int i = 0; i < 5; ++i) {
+                             frobenius_ratio(out, weighted_rows(feat.cwiseProduct(est), v)), frobenius_ratio(out, lin),
+                             frobenius_ratio(out, weighted_rows(own, v)),
+                             frobenius_ratio(out, weighted_rows(own.cwiseProduct(m), v))};
+  const SampledError got[] = {errors.softmax, errors.masked_softmax, errors.masked_linear, errors.grf_dense, errors.linear,
+                              errors.kernel, errors.masked_kernel};
+  for (int i = 0; i < 7; ++i) {
     EXPECT_NEAR(got[i].value, expected[i], 1e-8 * std::max(expected[i], 1e-6)) << i;
     EXPECT_EQ(got[i].standard_error, 0.0);
   }
   EXPECT_LT(errors.grf_dense.value, 1e-10);  // the distributed GRF result is the estimate-masked attention
 }
+
+TEST(SampledReference, AttentionWithAllNodesSampledGivesTheDenseErrors) { expect_sampled_errors_equal_dense(FeatureKind::relu); }
+
+TEST(SampledReference, DarkKernelReferenceUsesItsSigma) { expect_sampled_errors_equal_dense(FeatureKind::dark); }
 
 TEST(SampledReference, EmbeddingErrorWithAllNodesSampledIsTheDenseError) {
   const auto g = load("grid:7x9", "block");

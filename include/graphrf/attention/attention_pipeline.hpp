@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "graphrf/attention/feature_kernel.hpp"
 #include "graphrf/attention/feature_map.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/attention/masked_attention.hpp"
@@ -23,6 +24,7 @@ struct AttentionConfig {
                                       // only head 0 keeps it, and only when later heads share its walks
   FeatureOptions features;
   double dark_ridge = 0.0;
+  Eigen::MatrixXd dark_m;          // dark: M (r x d) of a given Sigma = M^T M (--dark-sigma); empty: whitening
   std::string normalizer = "auto"; // auto | error | clamp | skip
   double normalizer_eps = 1e-12;
 };
@@ -31,6 +33,8 @@ struct HeadResult {
   KernelSpec kernel;
   GrfRun grf;
   RowMatrix phi_q, phi_k;
+  FeatureKernel feature_kernel;    // what phi_q phi_k^T estimates (the target of --reference)
+  Eigen::MatrixXd importance_sigma;  // favor --draw importance: the proposal's Sigma* (d x d); else empty
   RowMatrix output, linear;        // GRF-masked and unmasked linear attention
   AttentionStats stats, linear_stats;
   NormalizerPolicy policy;

@@ -14,6 +14,8 @@ Eigen::MatrixXd masked_softmax_attention(const Eigen::MatrixXd& q, const Eigen::
 // ((Phi_q Phi_k^T) o M) V / rowsum.
 Eigen::MatrixXd masked_linear_attention(const Eigen::MatrixXd& phi_q, const Eigen::MatrixXd& phi_k,
                                         const Eigen::MatrixXd& v, const Eigen::MatrixXd& mask);
+// (scores o M) V / rowsum, for any nonnegative scores (e.g. kernel_scores of feature_kernel.hpp).
+Eigen::MatrixXd score_attention(const Eigen::MatrixXd& scores, const Eigen::MatrixXd& v, const Eigen::MatrixXd& mask);
 double relative_error(const Eigen::MatrixXd& estimate, const Eigen::MatrixXd& reference);
 
 }  // namespace graphrf

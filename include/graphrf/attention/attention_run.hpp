@@ -15,6 +15,7 @@ namespace graphrf {
 struct AttentionRunOptions {
   AttentionConfig config;
   std::string qkv_path;                 // HDF5 Q/K/V (qkv.hpp); empty: synthetic Q/K/V
+  std::string dark_sigma_path;          // HDF5 /sigma or /M for dark features (dark_sigma_file.hpp); empty: whitening
   int heads = 1;                        // heads of synthetic Q/K/V
   std::vector<int> synthetic = {8, 8};  // d, d_v of synthetic Q/K/V
   bool save_grf = false;                // the writer also writes what `graphrf grf` writes

@@ -7,6 +7,8 @@
 //   favor  Performer FAVOR+ positive random features for the softmax kernel (Choromanski et al. 2021). With
 //          x = d^-1/4 input and frequencies w_i ~ N(0, I_d) (marginally; see random_projection.hpp),
 //            phi(x)_i = m^-1/2 exp(w_i^T x - |x|^2/2),   E[phi(q)^T phi(k)] = exp(q^T k / sqrt(d)).
+//          With --draw importance (favor only): w_i ~ N(0, Sigma*) and phi(x)_i gets the factor sqrt(p_I(w_i)/psi(w_i)),
+//          still unbiased for the softmax kernel (importance_sampling.hpp, Farzam et al. 2026, Lemma 3.1, Thm 3.2).
 //   trig   random Fourier features (Rahimi and Recht 2007) times h(x) = exp(|x|^2/2), for the same softmax
 //          kernel: m/2 frequencies w_i, x = d^-1/4 input, and the blocked layout
 //            phi(x) = sqrt(2/m) exp(|x|^2/2) [cos(w_1^T x) .. cos(w_{m/2}^T x), sin(w_1^T x) .. sin(w_{m/2}^T x)],
@@ -41,6 +43,8 @@
 #include "graphrf/attention/random_projection.hpp"
 
 namespace graphrf {
+
+struct ImportanceProposal;
 
 enum class FeatureKind { relu, elu1, favor, trig, dark };
 enum class FeatureRole { query, key };
@@ -93,7 +97,10 @@ class FeatureMap {
   // Validates the options (InputError naming the option: negative or odd m where it must be even, m != d
   // for relu/elu1, antithetic for a map that has no use for it, a negative epsilon) and draws the
   // frequencies. dark_m (r x d, r >= 1, finite) is required for dark and rejected otherwise; it is copied.
-  FeatureMap(const FeatureOptions& options, int d, const Eigen::MatrixXd* dark_m = nullptr);
+  // importance (Sigma* for d) is required for favor with FrequencyDraw::importance (an InputError naming
+  // --draw without it) and rejected otherwise.
+  FeatureMap(const FeatureOptions& options, int d, const Eigen::MatrixXd* dark_m = nullptr,
+             const ImportanceProposal* importance = nullptr);
 
   int input_dim() const { return d_; }
   int output_dim() const { return m_; }
@@ -118,16 +125,20 @@ class FeatureMap {
   // tests and small inputs, it may overflow. relu/elu1: apply(X, Role::key).
   Eigen::MatrixXd apply_unshifted(const Eigen::MatrixXd& X) const;
 
-  // The frequencies acting on x = d^-1/4 input: m x d for favor and dark (dark: rows M^T g_i), m/2 x d for
-  // trig, 0 x d for relu/elu1.
+  // The frequencies acting on x = d^-1/4 input: m x d for favor and dark (dark: rows M^T g_i; favor with
+  // importance: rows Sigma*^1/2 g_i), m/2 x d for trig, 0 x d for relu/elu1.
   const Eigen::MatrixXd& frequencies() const { return w_; }
+  // dark: the r x d matrix M of Sigma = M^T M (0 x 0 for the other maps).
+  const Eigen::MatrixXd& dark_m() const { return dark_m_; }
+  // favor with importance: log(p_I / psi)(w_i) of every frequency (empty otherwise).
+  Eigen::VectorXd log_importance_weights() const { return 2.0 * half_log_weight_; }
 
  private:
   void check_input(Eigen::Index rows, Eigen::Index cols) const;
   // relu/elu1, the elementwise maps, in the layout of X (column- or row-major).
   template <class Matrix>
   Matrix elementwise(const Matrix& X, Role role) const;
-  // favor/dark: l_ij = w_i^T x_j - |x_j|^2/2 (|M x_j|^2 for dark), x = d^-1/4 X.
+  // favor/dark: l_ij = w_i^T x_j - |x_j|^2/2 (|M x_j|^2 for dark) (+ half the log importance weight of w_i), x = d^-1/4 X.
   Eigen::MatrixXd logits(const Eigen::MatrixXd& X) const;
   // trig: the scaled input's projections x W^T (n x m/2) and |x|^2/2 per row.
   Eigen::MatrixXd trig_features(const Eigen::MatrixXd& X, const Eigen::VectorXd& log_scale) const;
@@ -138,6 +149,7 @@ class FeatureMap {
   double input_scale_ = 1.0;  // d^-1/4 for the random maps
   Eigen::MatrixXd w_;         // see frequencies()
   Eigen::MatrixXd dark_m_;    // r x d (dark only)
+  Eigen::VectorXd half_log_weight_;  // favor with --draw importance: (1/2) log(p_I / psi)(w_i), else empty
 };
 
 }  // namespace graphrf

@@ -12,6 +12,8 @@
 //                   coupled norms F^-1(u), F^-1(1-u), u ~ U(0,1), F the chi_dim CDF (pairwise norm coupling,
 //                   Reid et al. 2025b, "Variance-reducing couplings for random features", Def. 3.3 and
 //                   Thm 3.2); with dim odd the last direction of a block keeps an independent norm.
+//   importance      not a draw of this file: favor's importance-sampled frequencies Sigma*^1/2 g_i, with the g_i
+//                   drawn as `orthogonal` here (importance_sampling.hpp, FeatureMap); draw_frequencies rejects it.
 //   antithetic      (a flag on top of any draw) rows 0 .. m/2-1 are drawn as above and rows m/2 .. m-1 are
 //                   their negatives: row m/2 + i == -row i (Reid et al. 2025b, Thm 3.5). m must
 //                   be even.
@@ -26,11 +28,11 @@
 
 namespace graphrf {
 
-enum class FrequencyDraw { iid, orthogonal, orthogonal_pnc };
+enum class FrequencyDraw { iid, orthogonal, orthogonal_pnc, importance };
 
 inline constexpr std::string_view kDrawOption = "--draw";
 
-// "iid", "orthogonal", "orthogonal+pnc". InputError: "--draw: unknown frequency draw 'x' (expected ...)".
+// "iid", "orthogonal", "orthogonal+pnc", "importance". InputError: "--draw: unknown frequency draw 'x' (expected ...)".
 FrequencyDraw parse_frequency_draw(std::string_view name);
 // Inverse of parse_frequency_draw.
 std::string_view frequency_draw_name(FrequencyDraw draw);
@@ -44,7 +46,8 @@ double chi_quantile(int dim, double u);
 double chi_upper_quantile(int dim, double u);
 
 // An m x dim frequency matrix (see above). Requires m >= 0, dim >= 1, and m even when antithetic;
-// violations are programming errors (std::invalid_argument): option checks belong to FeatureMap.
+// violations (and FrequencyDraw::importance) are programming errors (std::invalid_argument): option checks
+// belong to FeatureMap.
 Eigen::MatrixXd draw_frequencies(int m, int dim, FrequencyDraw draw, bool antithetic, std::uint64_t seed);
 
 }  // namespace graphrf

@@ -1,7 +1,7 @@
 #pragma once
 // `graphrf attention --reference`: the relative errors of each head's GRF-masked attention against softmax,
-// M-masked softmax, M-masked linear attention (the exact kernel M), the GRF-estimate-masked linear attention and
-// the unmasked linear baseline; their log line, RESULT figures and HDF5 datasets (/attention/reference).
+// M-masked softmax, M-masked linear attention (the exact kernel M), the GRF-estimate-masked linear attention,
+// the unmasked linear baseline and the (M-masked) kernel the feature map estimates; their log line, RESULT figures and HDF5 datasets (/attention/reference).
 #include <map>
 #include <optional>
 #include <string>
@@ -43,14 +43,17 @@ class AttentionReference {
   std::map<std::string, SampledKernelColumns> sampled_exact_;
 };
 
-// "reference   relative error of the GRF result vs: ..." for one head (n_nodes: N; seconds: the head's reference).
-std::string describe_attention_errors(const SampledAttentionErrors& e, std::int64_t n_nodes, double seconds);
+// "reference   relative error of the GRF result vs: ..." for one head (feature_kernel: the name of the kernel the
+// feature map estimates; n_nodes: N; seconds: the head's reference).
+std::string describe_attention_errors(const SampledAttentionErrors& e, const std::string& feature_kernel, std::int64_t n_nodes,
+                                      double seconds);
 
-// head<h>_error_vs_masked_linear, head<h>_error_vs_dense_grf and, when sampled, head<h>_error_vs_masked_linear_se.
+// head<h>_error_vs_masked_linear, head<h>_error_vs_dense_grf, when sampled head<h>_error_vs_masked_linear_se, and
+// head<h>_error_vs_masked_kernel (against the M-masked kernel the feature map estimates).
 Report attention_error_figures(int h, const SampledAttentionErrors& e);
 
 // Collective: /attention/reference/error_vs_* (one entry per head; with _standard_error and the attribute
-// sampled_rows when the rows were sampled).
-void write_attention_errors(H5Output& out, const std::vector<SampledAttentionErrors>& errors);
+// sampled_rows when the rows were sampled) and the attribute kernel (the feature map's kernel).
+void write_attention_errors(H5Output& out, const std::vector<SampledAttentionErrors>& errors, const std::string& feature_kernel);
 
 }  // namespace graphrf
