@@ -22,6 +22,7 @@
 #include "graphrf/attention/importance_sampling.hpp"
 #include "graphrf/attention/whitening.hpp"
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/help.hpp"
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/option_error.hpp"
 
@@ -35,9 +36,9 @@ void add_bench_features_options(po::options_description& desc) {
       ("methods", po::value<std::string>()->default_value("iid,orthogonal,orthogonal+pnc,antithetic,importance,dark,dark-vs-softmax"),
        "methods, comma-separated")
       ("seeds", po::value<int>()->default_value(50), "feature seeds per configuration")
-      ("spread", po::value<double>()->default_value(100.0), "largest / smallest eigenvalue of the anisotropic covariance")
-      ("top-eigenvalue", po::value<double>()->default_value(0.4), "largest eigenvalue of the scaled anisotropic covariance (< 1/2)")
-      ("mask-length", po::value<double>()->default_value(8.0), "mask exp(-|i - j| / length)")
+      ("spread", double_value(100.0), "largest / smallest eigenvalue of the anisotropic covariance")
+      ("top-eigenvalue", double_value(0.4), "largest eigenvalue of the scaled anisotropic covariance (< 1/2)")
+      ("mask-length", double_value(8.0), "mask exp(-|i - j| / length)")
       ("seed", po::value<std::uint64_t>()->default_value(1), "seed of the data");
 }
 
