@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "graphrf/core/timer.hpp"
 
@@ -21,9 +22,11 @@ void check_edges(const EdgeArrays& e, std::int64_t num_nodes) {
         throw InputError(e.source + ": " + name + "[" + std::to_string(k) + "] = " + std::to_string(id) +
                          " is not a node id 0.." + std::to_string(num_nodes - 1));
   for (std::size_t k = 0; k < e.weights.size(); ++k)
-    if (!std::isfinite(e.weights[k]) || e.weights[k] <= 0)
-      throw InputError(e.source + ": weights[" + std::to_string(k) + "] = " + std::to_string(e.weights[k]) +
-                       " (weights must be finite and > 0)");
+    if (!std::isfinite(e.weights[k]) || e.weights[k] <= 0) {
+      std::ostringstream value;
+      value << e.weights[k];
+      throw InputError(e.source + ": weights[" + std::to_string(k) + "] = " + value.str() + " (weights must be finite and > 0)");
+    }
 }
 
 }  // namespace
@@ -32,7 +35,8 @@ DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& ed
   collective_try(comm, [&] { validate_partition_spec(partition); });
   const Timer timer;
   std::int64_t largest = -1;
-  for (std::size_t k = 0; k < edges.src.size(); ++k) largest = std::max({largest, edges.src[k], edges.dst[k]});
+  for (const std::int64_t id : edges.src) largest = std::max(largest, id);
+  for (const std::int64_t id : edges.dst) largest = std::max(largest, id);
   const std::int64_t num_nodes = edges.num_nodes >= 0 ? edges.num_nodes : comm.max(largest) + 1;
   collective_try(comm, [&] {
     if (edges.num_nodes < -1) throw InputError(edges.source + ": num_nodes must be >= 0 (got " + std::to_string(edges.num_nodes) + ")");
