@@ -32,7 +32,12 @@ void check_edges(const EdgeArrays& e, std::int64_t num_nodes) {
 }  // namespace
 
 DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& edges, const std::string& partition) {
-  collective_try(comm, [&] { validate_partition_spec(partition); });
+  collective_try(comm, [&] {
+    validate_partition_spec(partition);
+    if (edges.directed && (partition == "metis" || partition == "ptscotch"))
+      throw InputError("--partition " + partition + ": METIS and PT-Scotch need undirected graphs; with --directed use "
+                       "block or file:PATH");
+  });
   const Timer timer;
   std::int64_t largest = -1;
   for (const std::int64_t id : edges.src) largest = std::max(largest, id);
@@ -63,7 +68,7 @@ DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& ed
   report.declared_nodes = num_nodes;
   report.weighted = comm.max(edges.weights.empty() ? 0 : 1) == 1;
   report.read_seconds = comm.max(timer.seconds());
-  CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(input), edges.duplicates);
+  CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(input), edges.duplicates, edges.directed);
   return partition_and_distribute(comm, std::move(canonical), partition);
 }
 

@@ -31,6 +31,7 @@ py::array_t<T> to_numpy(std::vector<T>&& values) {
 
 void bind_graph(py::module_& m);
 void bind_grf(py::module_& m);
+void bind_pagerank(py::module_& m);
 void bind_masked_attention(py::module_& m);
 
 }  // namespace graphrf::python

@@ -27,7 +27,7 @@ std::span<const std::int64_t> ids_of(const IdArray& a, const char* name) {
 }
 
 GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_nodes, const std::optional<ValueArray>& weights,
-                       const std::string& duplicates, bool keep_self_loops) {
+                       const std::string& duplicates, bool keep_self_loops, bool directed) {
   EdgeArrays edges;
   edges.src = ids_of(src, "src");
   edges.dst = ids_of(dst, "dst");
@@ -38,6 +38,7 @@ GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_
   edges.num_nodes = num_nodes;
   edges.duplicates = parse_duplicate_policy(duplicates);
   edges.keep_self_loops = keep_self_loops;
+  edges.directed = directed;
   py::gil_scoped_release unlocked;
   return GraphHandle{std::make_shared<const DistributedGraph>(graph_from_edges(single_process(), edges))};
 }
@@ -45,7 +46,7 @@ GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_
 // The checks `graphrf` makes on the --graph options before loading (graph_options_from), with its messages.
 GraphHandle load(const std::string& path, const std::string& format, const std::string& duplicates, bool keep_self_loops,
                  int weight_column, const std::string& ids, const std::string& partition,
-                 const std::optional<std::string>& memory_limit) {
+                 bool directed, const std::optional<std::string>& memory_limit) {
   GraphOptions o;
   o.graph = path;
   o.format = format;
@@ -55,6 +56,10 @@ GraphHandle load(const std::string& path, const std::string& format, const std::
   o.ids = parse_id_mode(ids);
   o.partition = partition;
   validate_partition_spec(o.partition);
+  o.directed = directed;
+  if (o.directed && (o.partition == "metis" || o.partition == "ptscotch"))
+    throw InputError("--partition " + o.partition + ": METIS and PT-Scotch need undirected graphs; with --directed use "
+                     "block or file:PATH");
   if (o.ids == IdMode::string && is_generated_graph(o.graph))
     throw InputError("--ids string applies to edge-list files; " + o.graph + " is a generated graph with integer ids");
   if (memory_limit) o.memory_limit = parse_memory_size(*memory_limit, "--memory-limit");
@@ -78,14 +83,15 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("num_nodes", [](const GraphHandle& h) { return h.graph->n_global(); })
       .def_property_readonly("num_edges", [](const GraphHandle& h) { return h.graph->n_edges_global; })
       .def_property_readonly("source", [](const GraphHandle& h) { return h.graph->report.source; })
+      .def_property_readonly("directed", [](const GraphHandle& h) { return h.graph->report.directed; })
       .def("node_ids", [](const GraphHandle& h) {
         return to_numpy(canonical_node_values(CanonicalOrder(*h.graph), h.graph->original_id));
       })
       .def("adjacency", &adjacency, py::arg("weights"));
   m.def("graph_from_edges", &from_edges, py::arg("src"), py::arg("dst"), py::arg("num_nodes"), py::arg("weights"),
-        py::arg("duplicates"), py::arg("keep_self_loops"));
+        py::arg("duplicates"), py::arg("keep_self_loops"), py::arg("directed"));
   m.def("load_graph", &load, py::arg("path"), py::arg("format"), py::arg("duplicates"), py::arg("keep_self_loops"),
-        py::arg("weight_column"), py::arg("ids"), py::arg("partition"), py::arg("memory_limit"));
+        py::arg("weight_column"), py::arg("ids"), py::arg("partition"), py::arg("directed"), py::arg("memory_limit"));
 }
 
 }  // namespace graphrf::python

@@ -96,6 +96,9 @@ py::tuple csr_tuple(CanonicalRows&& rows) {
 py::dict grf(const GraphHandle& h, const py::dict& kernel_options, const py::dict& walk_option_values,
              const std::string& estimator, bool by_length, const std::optional<std::string>& memory_limit) {
   const DistributedGraph& g = *h.graph;
+  if (g.report.directed)
+    throw InputError("grf: the graph was loaded directed; graph random features need an undirected graph (load it "
+                     "without directed=True)");
   GrfRunOptions options;
   options.walk = walk_options(walk_option_values);
   options.kernel = kernel_spec(kernel_options, options.walk.weights);

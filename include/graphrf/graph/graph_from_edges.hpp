@@ -1,7 +1,7 @@
 #pragma once
 // A graph from edge arrays held in memory (the Python package's Graph.from_edges): the same cleaning as a
-// file read by load_graph (symmetrised, repeated edges merged by the duplicate policy, self-loops dropped
-// unless kept), with node ids 0 .. num_nodes - 1 (isolated nodes kept), then partitioned and distributed.
+// file read by load_graph (symmetrised unless directed, repeated edges merged by the duplicate policy, self-loops
+// dropped unless kept), with node ids 0 .. num_nodes - 1 (isolated nodes kept), then partitioned and distributed.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,6 +16,7 @@ struct EdgeArrays {
   std::int64_t num_nodes = -1;             // -1: one more than the largest id any rank gives
   DuplicatePolicy duplicates = DuplicatePolicy::max;
   bool keep_self_loops = false;
+  bool directed = false;                   // keep arcs as given (row u holds u's out-arcs) instead of symmetrising
   std::string source = "edges";            // names the input in errors and the load report
 };
 

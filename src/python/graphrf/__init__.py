@@ -15,7 +15,7 @@ import scipy.sparse
 
 from . import _graphrf
 
-__all__ = ["Graph", "Walks", "grf", "walk"]
+__all__ = ["Graph", "Walks", "grf", "pagerank", "walk"]
 
 # Defaults of the Python calls (the CLI's --p-halt default is 0.5: pass p_halt to compare with it).
 _P_HALT = 0.1
@@ -44,9 +44,10 @@ class Graph:
         self._handle = handle
 
     @classmethod
-    def from_edges(cls, src, dst, num_nodes=None, weights=None, duplicates="max", keep_self_loops=False):
+    def from_edges(cls, src, dst, num_nodes=None, weights=None, duplicates="max", keep_self_loops=False, directed=False):
         """Edges src[k] - dst[k] (numpy or torch integer arrays) between nodes 0 .. num_nodes - 1 (default: the
-        largest id + 1); weights: one finite value > 0 per edge (default 1)."""
+        largest id + 1); weights: one finite value > 0 per edge (default 1). directed: arcs src -> dst kept as
+        given (for pagerank) instead of symmetrised."""
         src = _integer_array(src, "src")
         dst = _integer_array(dst, "dst")
         if weights is not None:
@@ -56,7 +57,7 @@ class Graph:
         n = -1 if num_nodes is None else int(num_nodes)
         if n < -1 or (num_nodes is not None and n < 0):
             raise ValueError(f"edges: num_nodes must be >= 0 (got {num_nodes})")
-        return cls(_graphrf.graph_from_edges(src, dst, n, weights, duplicates, bool(keep_self_loops)))
+        return cls(_graphrf.graph_from_edges(src, dst, n, weights, duplicates, bool(keep_self_loops), bool(directed)))
 
     @classmethod
     def from_edge_index(cls, edge_index, num_nodes=None, weights=None, **options):
@@ -70,11 +71,12 @@ class Graph:
 
     @classmethod
     def load(cls, path, format="auto", duplicates="max", keep_self_loops=False, weight_column=0, ids="auto",
-             partition="block", memory_limit=None):
+             partition="block", directed=False, memory_limit=None):
         """A graph file or generator (grid:RxC, random:N:MEAN_DEGREE[:SEED]) with the options of --graph
-        (--format, --duplicates, --keep-self-loops, --weight-column, --ids, --partition, --memory-limit)."""
+        (--format, --duplicates, --keep-self-loops, --weight-column, --ids, --partition, --directed,
+        --memory-limit)."""
         return cls(_graphrf.load_graph(str(path), format, duplicates, bool(keep_self_loops), int(weight_column), ids,
-                                       partition, memory_limit))
+                                       partition, bool(directed), memory_limit))
 
     @property
     def num_nodes(self):
@@ -82,8 +84,12 @@ class Graph:
 
     @property
     def num_edges(self):
-        """Undirected edges (kept self-loops included)."""
+        """Undirected edges (kept self-loops included); arcs when directed."""
         return self._handle.num_edges
+
+    @property
+    def directed(self):
+        return self._handle.directed
 
     @property
     def node_ids(self):
@@ -179,3 +185,15 @@ def walk(graph, walkers=16, p_halt=None, max_length=None, seed=1, coupling="iid"
     estimator = "symmetric" if ensembles == 1 else "two-ensembles"
     result = _graphrf.grf(graph._handle, kernel, walk_options, estimator, True, memory_limit)
     return Walks(graph, [tuple(r) for r in result["by_length"]])
+
+
+def pagerank(graph, walkers=16, p_halt=0.15, max_length=None, seed=1, coupling="iid", *, sigma=None, step="weighted",
+             reference=False):
+    """PageRank with teleport probability p_halt (damping 1 - p_halt) from the end points of halting walks, per
+    node in canonical order (numpy): /pagerank/estimate of `graphrf pagerank` with the same options. As there,
+    P = D_out^-1 A with self-loops as out-arcs (load the graph with keep_self_loops=True to keep them, and with
+    directed=True to keep arcs as given); max_length defaults to the L with (1 - p)^L < 1e-12. reference=True:
+    (estimate, exact) with the exact PageRank by power iteration (/pagerank/exact)."""
+    result = _graphrf.pagerank(graph._handle, int(walkers), float(p_halt), None if max_length is None else int(max_length),
+                               int(seed), coupling, sigma, step, bool(reference))
+    return (result["estimate"], result["exact"]) if reference else result["estimate"]
