@@ -1,6 +1,6 @@
 #pragma once
 // What the binding files of the Python module graphrf._graphrf share: the communicator every call runs on, the
-// graph handle Python holds, and numpy arrays that take over a C++ vector without copying it.
+// graph handle Python holds, numpy arrays that take over a C++ vector without copying it, and the kernel options.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/grf/kernel.hpp"
+#include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf::python {
 
@@ -29,9 +31,14 @@ py::array_t<T> to_numpy(std::vector<T>&& values) {
   return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), free_when_done);
 }
 
+// The kernel options of the CLI (kernel_spec_from), as the Python calls pass them: {"kernel", "beta", "power",
+// "shift", "alpha" (None or a list), "f" (None or a list)}. `weights`: the walk matrix they are for.
+KernelSpec kernel_spec(const py::dict& options, WeightMode weights);
+
 void bind_graph(py::module_& m);
 void bind_grf(py::module_& m);
 void bind_pagerank(py::module_& m);
+void bind_wavelet(py::module_& m);
 void bind_masked_attention(py::module_& m);
 
 }  // namespace graphrf::python

@@ -13,9 +13,6 @@
 
 namespace graphrf::python {
 
-namespace {
-
-// The kernel options of `graphrf grf` (kernel_spec_from): a named kernel, or the series alpha or f itself.
 KernelSpec kernel_spec(const py::dict& o, WeightMode weights) {
   KernelSpec spec;
   const bool has_alpha = !o["alpha"].is_none(), has_f = !o["f"].is_none();
@@ -45,6 +42,8 @@ KernelSpec kernel_spec(const py::dict& o, WeightMode weights) {
                      "; use diffusion, regularized-laplacian, cosine, --alpha or --f");
   return spec;
 }
+
+namespace {
 
 // The walk options of `graphrf grf` (walk_options_from). `sigma`: a permutation file, or its 1-based values.
 WalkOptions walk_options(const py::dict& o) {

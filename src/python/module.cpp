@@ -66,5 +66,6 @@ PYBIND11_MODULE(_graphrf, m) {
   python::bind_graph(m);
   python::bind_grf(m);
   python::bind_pagerank(m);
+  python::bind_wavelet(m);
   python::bind_masked_attention(m);
 }

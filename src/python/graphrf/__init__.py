@@ -15,7 +15,7 @@ import scipy.sparse
 
 from . import _graphrf
 
-__all__ = ["Graph", "Walks", "grf", "pagerank", "walk"]
+__all__ = ["Graph", "Walks", "grf", "pagerank", "walk", "wavelet"]
 
 # Defaults of the Python calls (the CLI's --p-halt default is 0.5: pass p_halt to compare with it).
 _P_HALT = 0.1
@@ -115,15 +115,19 @@ def _walk_options(walkers, p_halt, max_length, fixed_length, seed, coupling, sig
     }
 
 
+def _kernel_options(kernel, beta, power, shift, alpha, f):
+    return {"kernel": kernel, "beta": float(beta), "power": float(power), "shift": float(shift),
+            "alpha": None if alpha is None else [float(a) for a in alpha],
+            "f": None if f is None else [float(x) for x in f]}
+
+
 def grf(graph, kernel="diffusion", beta=1.0, walkers=16, p_halt=None, seed=1, *, power=1.0, shift=2.0, alpha=None,
         f=None, estimator="symmetric", max_length=None, fixed_length=None, coupling="iid", sigma=None, step="uniform",
         weights="normalized", scale=1.0, memory_limit=None):
     """Graph random features Phi (scipy CSR N x N, canonical order), bitwise /grf of `graphrf grf` with the same
     options. p_halt defaults to 0.1 and max_length to 32; fixed_length=T replaces both. alpha or f: the series
     itself instead of a named kernel. estimator two-ensembles gives (Phi1, Phi2)."""
-    kernel_options = {"kernel": kernel, "beta": float(beta), "power": float(power), "shift": float(shift),
-                      "alpha": None if alpha is None else [float(a) for a in alpha],
-                      "f": None if f is None else [float(x) for x in f]}
+    kernel_options = _kernel_options(kernel, beta, power, shift, alpha, f)
     walk = _walk_options(walkers, p_halt, max_length, fixed_length, seed, coupling, sigma, step, weights, scale)
     result = _graphrf.grf(graph._handle, kernel_options, walk, estimator, False, memory_limit)
     phi = [_csr(graph.num_nodes, *rows) for rows in result["phi"]]
@@ -197,3 +201,16 @@ def pagerank(graph, walkers=16, p_halt=0.15, max_length=None, seed=1, coupling="
     result = _graphrf.pagerank(graph._handle, int(walkers), float(p_halt), None if max_length is None else int(max_length),
                                int(seed), coupling, sigma, step, bool(reference))
     return (result["estimate"], result["exact"]) if reference else result["estimate"]
+
+
+def wavelet(graph, embedding_dim, kernel="diffusion", beta=1.0, seed=1, *, power=1.0, shift=2.0, alpha=None, f=None,
+            laplacian="normalized", oversample=-1, degree_chi=60, subspace_iterations=-1, degree_h=30,
+            eigencount_order=50, dichotomy_eps=0.01, count_tolerance=2.0, probes=-1):
+    """Random wavelet features (de Bassompierre, Delvenne, Jacques, "Random wavelet features for graph kernel
+    machines", Alg. 1): a numpy N x (K + r) embedding Phi with Phi Phi^T ~ h(L), rows in canonical order, the
+    numbers /embedding of `graphrf wavelet --embedding-dim K` with the same options."""
+    features = {"embedding_dim": int(embedding_dim), "oversample": int(oversample), "degree_chi": int(degree_chi),
+                "subspace_iterations": int(subspace_iterations), "degree_h": int(degree_h),
+                "eigencount_order": int(eigencount_order), "dichotomy_eps": float(dichotomy_eps),
+                "count_tolerance": float(count_tolerance), "probes": int(probes), "seed": int(seed)}
+    return _graphrf.wavelet(graph._handle, _kernel_options(kernel, beta, power, shift, alpha, f), laplacian, features)
