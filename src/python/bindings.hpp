@@ -34,11 +34,16 @@ py::array_t<T> to_numpy(std::vector<T>&& values) {
 // The kernel options of the CLI (kernel_spec_from), as the Python calls pass them: {"kernel", "beta", "power",
 // "shift", "alpha" (None or a list), "f" (None or a list)}. `weights`: the walk matrix they are for.
 KernelSpec kernel_spec(const py::dict& options, WeightMode weights);
+// The walk options of the CLI (walk_options_from): {"walkers", "p_halt", "max_length", "p_halt_default",
+// "max_length_default", "fixed_length" (None or T), "seed", "coupling", "sigma" (None, a permutation file, or its
+// 1-based values), "step", "weights", "scale"}.
+WalkOptions walk_options(const py::dict& options);
 
 void bind_graph(py::module_& m);
 void bind_grf(py::module_& m);
 void bind_pagerank(py::module_& m);
 void bind_wavelet(py::module_& m);
+void bind_gp(py::module_& m);
 void bind_masked_attention(py::module_& m);
 
 }  // namespace graphrf::python

@@ -43,9 +43,6 @@ KernelSpec kernel_spec(const py::dict& o, WeightMode weights) {
   return spec;
 }
 
-namespace {
-
-// The walk options of `graphrf grf` (walk_options_from). `sigma`: a permutation file, or its 1-based values.
 WalkOptions walk_options(const py::dict& o) {
   WalkOptions w;
   w.walkers = o["walkers"].cast<std::int64_t>();
@@ -82,6 +79,8 @@ WalkOptions walk_options(const py::dict& o) {
   validate(w);
   return w;
 }
+
+namespace {
 
 py::tuple csr_tuple(CanonicalRows&& rows) {
   if (rows.length.empty())

@@ -67,5 +67,6 @@ PYBIND11_MODULE(_graphrf, m) {
   python::bind_grf(m);
   python::bind_pagerank(m);
   python::bind_wavelet(m);
+  python::bind_gp(m);
   python::bind_masked_attention(m);
 }

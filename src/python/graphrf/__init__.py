@@ -15,7 +15,7 @@ import scipy.sparse
 
 from . import _graphrf
 
-__all__ = ["Graph", "Walks", "grf", "pagerank", "walk", "wavelet"]
+__all__ = ["Graph", "Walks", "gp", "grf", "pagerank", "walk", "wavelet"]
 
 # Defaults of the Python calls (the CLI's --p-halt default is 0.5: pass p_halt to compare with it).
 _P_HALT = 0.1
@@ -214,3 +214,27 @@ def wavelet(graph, embedding_dim, kernel="diffusion", beta=1.0, seed=1, *, power
                 "eigencount_order": int(eigencount_order), "dichotomy_eps": float(dichotomy_eps),
                 "count_tolerance": float(count_tolerance), "probes": int(probes), "seed": int(seed)}
     return _graphrf.wavelet(graph._handle, _kernel_options(kernel, beta, power, shift, alpha, f), laplacian, features)
+
+
+def gp(graph, observations=None, kernel="diffusion", beta=1.0, walkers=16, p_halt=None, seed=1, *, synthetic=None,
+       synthetic_theta=None, test=None, test_fraction=0.2, split_seed=1, sigma_f=1.0, sigma_n=0.1, normalize_y=True,
+       learn="hyper", iterations=50, learning_rate=0.05, probes=16, cg_tolerance=1e-6, cg_max_iterations=1000,
+       samples=64, exact_variance=False, power=1.0, shift=2.0, alpha=None, f=None, max_length=None,
+       fixed_length=None, coupling="iid", sigma=None, step="uniform", weights="normalized", scale=1.0):
+    """GP regression on the nodes with the GRF kernel K = sigma_f^2 M(beta), as `graphrf gp` with the same options:
+    observations a CSV `node,y` (or HDF5 /obs/id, /obs/y) file, or synthetic=q with synthetic_theta=(sigma_f, beta,
+    sigma_n); test a file of test ids, else a test_fraction share. Returns a dict: per node in canonical order
+    "mean", "variance", "y" (NaN where unobserved), "split" (0 train, 1 test, 2 unobserved), "samples" (N x
+    samples); the learned "f", "sigma_f", "beta", "sigma_n" (of the standardised targets with normalize_y,
+    "y_mean", "y_scale"); and the test figures "n_test", "rmse", "nlpd", "coverage". p_halt defaults to 0.1."""
+    options = {"observations": None if observations is None else str(observations),
+               "synthetic": None if synthetic is None else float(synthetic),
+               "synthetic_theta": None if synthetic_theta is None else [float(x) for x in synthetic_theta],
+               "test": None if test is None else str(test), "test_fraction": float(test_fraction),
+               "split_seed": int(split_seed), "sigma_f": float(sigma_f), "sigma_n": float(sigma_n),
+               "normalize_y": bool(normalize_y), "learn": learn, "iterations": int(iterations),
+               "learning_rate": float(learning_rate), "probes": int(probes), "cg_tolerance": float(cg_tolerance),
+               "cg_max_iterations": int(cg_max_iterations), "samples": int(samples),
+               "exact_variance": bool(exact_variance)}
+    walk = _walk_options(walkers, p_halt, max_length, fixed_length, seed, coupling, sigma, step, weights, scale)
+    return _graphrf.gp(graph._handle, _kernel_options(kernel, beta, power, shift, alpha, f), walk, options)
