@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages graphrf needs to build, to run its tests (MPI, parallel HDF5 readers in
-# Python) and to run its Slurm test. Fast when everything is already installed: dpkg-query decides, and
+# Python), to build its Python package and to run its Slurm test. Fast when everything is already installed: dpkg-query decides, and
 # apt-get (update, then install) runs only when something is missing. Works as root or through sudo.
 set -euo pipefail
 
@@ -24,6 +24,8 @@ PACKAGES=(
   python3 python3-h5py python3-scipy python3-numpy python3-matplotlib
   # readers users use: anndata reads /grf and /graph through its own element reader (Debian 12: 0.8)
   python3-anndata
+  # the Python package (import graphrf): its pybind11 module, PyTorch autograd, mpi4py communicators, pytest
+  python3-pybind11 pybind11-dev python3-torch python3-mpi4py python3-pytest
 )
 
 # One dpkg-query for all: "name status" for every package dpkg knows; unknown ones are simply absent.

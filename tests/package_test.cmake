@@ -1,6 +1,7 @@
 # ctest package_find_package: install graphrf from the build tree into a fresh prefix, then configure,
 # build and run tests/package (find_package(graphrf) + graphrf::graphrf) against that prefix alone: `app`
-# (headers and link) and `example` (a graph, its GRFs and a GP through the library API, under MPIEXEC at 2 ranks).
+# (headers and link) and `example` (a graph, its GRFs and a GP through the library API, under MPIEXEC at 2 ranks);
+# with -DPYTHON=... -DPYTHON_PACKAGE_DIR=... also `import graphrf` from the prefix.
 # cmake -DGRAPHRF_BUILD_DIR=... -DPACKAGE_SOURCE_DIR=... -DWORK_DIR=... [-DCXX_COMPILER=...] [-DCXX_FLAGS=...]
 #       [-DMPIEXEC=... -DMPIEXEC_FLAGS=...] -P package_test.cmake
 # CXX_FLAGS (compile and link) are the sanitizer flags when graphrf was built with them.
@@ -112,3 +113,21 @@ if(NOT observed EQUAL 100 OR test LESS 10 OR NOT rmse LESS 0.25)
                       ">= 10 tested) and RMSE ${rmse} (expected < 0.25)")
 endif()
 message(STATUS "package test: find_package(graphrf) works from ${prefix}")
+
+# The Python package (when built): installed under the prefix, `import graphrf` there (not the build tree's) works.
+# (Python lines are separated by newlines: run_step's arguments are a CMake list, which a ';' would split.)
+if(PYTHON AND PYTHON_PACKAGE_DIR)
+  set(site "${prefix}/${PYTHON_PACKAGE_DIR}")
+  foreach(f graphrf/__init__.py graphrf/torch.py)
+    if(NOT EXISTS "${site}/${f}")
+      message(FATAL_ERROR "package test: the Python package's ${f} was not installed in ${site}")
+    endif()
+  endforeach()
+  run_step("import the installed Python package" ${CMAKE_COMMAND} -E env "PYTHONPATH=${site}" PYTHONDONTWRITEBYTECODE=1
+           "${PYTHON}" -c "import graphrf\nassert graphrf.__file__.startswith('${site}/'), graphrf.__file__\nprint(graphrf.grf(graphrf.Graph.load('grid:3x3')).shape)")
+  string(STRIP "${step_output}" line)
+  if(NOT line STREQUAL "(9, 9)")
+    message(FATAL_ERROR "package test: the installed Python package printed '${line}' (expected (9, 9))")
+  endif()
+  message(STATUS "package test: import graphrf works from ${site}")
+endif()

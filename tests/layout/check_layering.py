@@ -2,10 +2,12 @@
 """Checks the module map: every library file sits in a module folder, a module includes only the modules
 below it (never upward, never sideways), and no library module includes the app.
 
-The map below is the one README.md ("Layout") describes. The app is src/cli/ (the commands, their private
-headers in src/cli/include/graphrf/cli/) and the programs' `main` files: it may include every library module.
+The map below is the one README.md ("Layout") describes. The apps are src/cli/ (the commands, their private
+headers in src/cli/include/graphrf/cli/, and the programs' `main` files) and src/python/ (the bindings of the
+Python package): each may include every library module, and no library module nor the other app includes them.
 Run from anywhere: `check_layering.py [SOURCE_DIR]`; `--self-test` also proves that an upward include, a
-sideways include and a library include of the app are caught, on a copy of the tree.
+sideways include, a library include of the app and the Python bindings including the CLI are caught, on a copy
+of the tree.
 """
 import pathlib
 import re
@@ -29,10 +31,12 @@ LIBRARY = {
     "reference": ["attention", "spectral"],
     "frames": ["attention", "points"],
 }
-# The app on top of the library: its folder (graphrf/cli/ in includes) and the programs outside it.
+# The apps on top of the library: their folders (src/cli/, graphrf/cli/ in includes; src/python/) and the programs
+# outside them (part of the CLI app).
 APP = "cli"
+APPS = (APP, "python")
 PROGRAMS = {"partition/graphrf_partition.cpp"}
-BELOW = {**LIBRARY, APP: list(LIBRARY)}
+BELOW = {**LIBRARY, **{app: list(LIBRARY) for app in APPS}}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"graphrf/([^"]+)"', re.M)
 
 
@@ -48,8 +52,10 @@ def allowed(module):
 
 def module_of(rel):
     parts = rel.split("/")
-    if rel in PROGRAMS or parts[:2] == ["src", APP]:
+    if rel in PROGRAMS:
         return APP
+    if parts[0] == "src" and len(parts) > 2 and parts[1] in APPS:
+        return parts[1]
     if parts[0] == "partition":
         return "partition"
     if parts[0] == "src" and len(parts) == 3:
@@ -68,7 +74,8 @@ def check(root):
         rel = path.relative_to(root).as_posix()
         module = module_of(rel)
         if module not in BELOW:
-            errors.append(f"{rel}: not in a module folder ({', '.join(LIBRARY)}) nor in the app (src/{APP}/)")
+            errors.append(f"{rel}: not in a module folder ({', '.join(LIBRARY)}) nor in an app "
+                          f"({', '.join('src/' + a + '/' for a in APPS)})")
             continue
         ok = allowed(module)
         for number, line in enumerate(path.read_text().splitlines(), 1):
@@ -85,7 +92,8 @@ def check(root):
 
 
 def self_test(root):
-    """An upward include, a sideways include and a library include of the app must all be reported."""
+    """An upward include, a sideways include, a library include of the app and an app including the other app
+    must all be reported."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = pathlib.Path(tmp) / "tree"
         for d in ("src", "include", "partition"):
@@ -96,9 +104,11 @@ def self_test(root):
         spectral.write_text('#include "graphrf/attention/qkv.hpp"\n' + spectral.read_text())
         gp = next((copy / "src" / "gp").glob("*.cpp"))
         gp.write_text('#include "graphrf/cli/cli.hpp"\n' + gp.read_text())
+        binding = next((copy / "src" / "python").glob("*.cpp"))
+        binding.write_text('#include "graphrf/cli/cli.hpp"\n' + binding.read_text())
         _, errors = check(copy)
-        if len(errors) != 3 or not any("includes 'cli'" in e for e in errors):
-            print(f"self-test: expected 3 violations (one of them 'cli'), found {len(errors)}: {errors}")
+        if len(errors) != 4 or sum("includes 'cli'" in e for e in errors) != 2:
+            print(f"self-test: expected 4 violations (two of them 'cli'), found {len(errors)}: {errors}")
             return False
     return True
 

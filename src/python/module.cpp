@@ -1,0 +1,72 @@
+// graphrf._graphrf: the library's calls for Python (the package graphrf wraps them in Graph, grf, walk and the
+// PyTorch modules). MPI is initialised on import when nobody did (mpi4py may have), and finalised at exit only
+// then. Library errors become Python exceptions carrying the CLI's one-line message: a file that cannot be opened
+// or read OSError, any other input error ValueError, MPI and HDF5 failures RuntimeError. Nothing aborts the
+// interpreter.
+#include <mpi.h>
+
+#include <string>
+
+#include "bindings.hpp"
+#include "graphrf/core/error.hpp"
+
+namespace graphrf::python {
+
+namespace {
+
+bool initialised_here = false;
+
+void initialise_mpi() {
+  int initialised = 0;
+  check_mpi(MPI_Initialized(&initialised), "MPI_Initialized");
+  if (!initialised) {
+    int provided = 0;
+    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    initialised_here = true;
+  }
+  // Errors come back as codes (then MpiError, then RuntimeError) instead of MPI's default abort.
+  check_mpi(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+}
+
+void finalise_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (initialised_here && !finalized) MPI_Finalize();
+}
+
+// The loader says "PATH: cannot open: REASON" or "PATH: cannot read: REASON" for files it cannot use.
+bool is_file_error(const std::string& message) {
+  return message.find(": cannot open") != std::string::npos || message.find(": cannot read") != std::string::npos;
+}
+
+}  // namespace
+
+const Communicator& single_process() {
+  static const Communicator self(MPI_COMM_SELF);
+  return self;
+}
+
+}  // namespace graphrf::python
+
+PYBIND11_MODULE(_graphrf, m) {
+  namespace py = pybind11;
+  using namespace graphrf;
+  m.doc() = "graphrf: graph random features, the library's calls (use the package graphrf)";
+  python::initialise_mpi();
+  py::module_::import("atexit").attr("register")(py::cpp_function(&python::finalise_mpi));
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(python::is_file_error(e.what()) ? PyExc_OSError : PyExc_ValueError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  python::bind_graph(m);
+  python::bind_grf(m);
+  python::bind_pagerank(m);
+  python::bind_wavelet(m);
+  python::bind_gp(m);
+  python::bind_masked_attention(m);
+}
