@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/mean_interval.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
@@ -31,25 +32,6 @@ void add_bench_couplings_options(po::options_description& desc) {
       ("sigma", po::value<std::string>(), "permutation file for the kernel's sigma couplings (graphrf couple)")
       ("pagerank-sigma", po::value<std::string>(), "permutation file for PageRank's sigma couplings (couple --target pagerank)");
 }
-
-namespace {
-
-struct MeanInterval {
-  double mean = 0, half_width = 0;  // 95%: 1.96 standard errors
-};
-
-MeanInterval mean_interval(const std::vector<double>& x) {
-  const double n = static_cast<double>(x.size());
-  double sum = 0, sum_sq = 0;
-  for (double v : x) sum += v, sum_sq += v * v;
-  MeanInterval out;
-  out.mean = sum / n;
-  const double var = n > 1 ? std::max(0.0, (sum_sq - n * out.mean * out.mean) / (n - 1)) : 0.0;
-  out.half_width = 1.96 * std::sqrt(var / n);
-  return out;
-}
-
-}  // namespace
 
 int run_bench_couplings(const CommandContext& ctx) {
   const Communicator& comm = ctx.comm;

@@ -23,6 +23,7 @@
 #include "graphrf/attention/whitening.hpp"
 #include "graphrf/cli/cli.hpp"
 #include "graphrf/cli/help.hpp"
+#include "graphrf/cli/mean_interval.hpp"
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/core/option_error.hpp"
 
@@ -43,20 +44,6 @@ void add_bench_features_options(po::options_description& desc) {
 }
 
 namespace {
-
-struct Interval {
-  double mean = 0, half_width = 0;  // 95%: 1.96 standard errors
-};
-
-Interval interval(const std::vector<double>& x) {
-  const double n = static_cast<double>(x.size());
-  double sum = 0, sum_sq = 0;
-  for (const double v : x) sum += v, sum_sq += v * v;
-  Interval out;
-  out.mean = sum / n;
-  out.half_width = 1.96 * std::sqrt(std::max(0.0, (sum_sq - n * out.mean * out.mean) / (n - 1)) / n);
-  return out;
-}
 
 // Standard normals keyed by (seed, purpose, row, column): the data do not depend on the rank.
 Eigen::MatrixXd gaussian(std::uint64_t seed, std::uint64_t purpose, int rows, int cols) {
@@ -201,7 +188,7 @@ int run_bench_features(const CommandContext& ctx) {
           kernel_errors.push_back(relative_squared_error(estimate, exact_kernel));
           output_errors.push_back(relative_squared_error(masked_output(estimate, mask, data.v), exact_output));
         }
-        const Interval ke = interval(kernel_errors), oe = interval(output_errors);
+        const MeanInterval ke = mean_interval(kernel_errors), oe = mean_interval(output_errors);
         std::ostringstream row;
         row << std::left << std::setw(12) << data.name << std::setw(17) << method << std::right << std::setw(6) << m << std::setw(14)
             << sci(ke.mean) << " +- " << std::setw(8) << sci(ke.half_width) << std::setw(14) << sci(oe.mean) << " +- " << std::setw(8)

@@ -9,27 +9,15 @@
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/reference/grf_reference.hpp"
+#include "method_run_support.hpp"
 
 using namespace graphrf;
 
 namespace {
 
-const Log& silent() {
-  static const Log log(true, true, false, stdout);
-  return log;
-}
-
-DistributedGraph grid(const Communicator& comm) {
-  GraphOptions o;
-  o.graph = "grid:6x7";
-  return load_graph(comm, o);
-}
-
-std::vector<std::string> keys(const Report& r) {
-  std::vector<std::string> k;
-  for (const auto& f : r.figures()) k.push_back(f.key);
-  return k;
-}
+using testing_support::grid;
+using testing_support::keys;
+using testing_support::silent;
 
 GrfRunOptions small_run() {
   GrfRunOptions o;

@@ -12,27 +12,15 @@
 #include "graphrf/reference/wavelet_reference.hpp"
 #include "graphrf/spectral/wavelet_run.hpp"
 #include "graphrf/walks/pagerank_run.hpp"
+#include "method_run_support.hpp"
 
 using namespace graphrf;
 
 namespace {
 
-const Log& silent() {
-  static const Log log(true, true, false, stdout);
-  return log;
-}
-
-DistributedGraph grid(const Communicator& comm) {
-  GraphOptions o;
-  o.graph = "grid:6x7";
-  return load_graph(comm, o);
-}
-
-std::vector<std::string> keys(const Report& r) {
-  std::vector<std::string> k;
-  for (const auto& f : r.figures()) k.push_back(f.key);
-  return k;
-}
+using testing_support::grid;
+using testing_support::keys;
+using testing_support::silent;
 
 }  // namespace
 
