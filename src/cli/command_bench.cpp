@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/mpi/run_summary.hpp"
@@ -202,6 +202,11 @@ int run_bench(const CommandContext& ctx) {
       }
   }
   return 0;
+}
+
+Command bench_walks_command() {
+  return make_unbound_command("bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
+                              add_bench_options, run_bench);
 }
 
 }  // namespace graphrf

@@ -6,7 +6,7 @@
 
 #include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/attention/attention_reference.hpp"
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -95,6 +95,11 @@ int run_bench_attention(const CommandContext& ctx) {
     }
   }
   return 0;
+}
+
+Command bench_attention_command() {
+  return make_unbound_command("bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
+                              add_bench_attention_options, run_bench_attention);
 }
 
 }  // namespace graphrf

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
@@ -144,6 +144,12 @@ int run_bench_couplings(const CommandContext& ctx) {
     }
   }
   return 0;
+}
+
+Command bench_couplings_command() {
+  return make_unbound_command(
+      "bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",
+      add_bench_couplings_options, run_bench_couplings);
 }
 
 }  // namespace graphrf
