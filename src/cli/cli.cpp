@@ -219,10 +219,12 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
   try {
     return run_command(CommandContext{comm, vm, log, command_line, config});
   } catch (const InputError& e) {
-    // Options are checked where they are used: an INI value is named by its FILE:LINE there too.
-    const std::string origin = config_origin(e.what(), config_origins);
-    if (origin.empty()) throw;
-    throw InputError(origin + ": " + e.what(), e.collective());
+    // The library names fields; the user reads flags. Options are checked where they are used: an INI value
+    // is named by its FILE:LINE there too.
+    const std::string message = with_option_flags(e.what());
+    const std::string origin = config_origin(message, config_origins);
+    if (origin.empty() && message == e.what()) throw;
+    throw InputError(origin.empty() ? message : origin + ": " + message, e.collective());
   }
 }
 
