@@ -191,18 +191,18 @@ void check_list_item(const std::string& option, const std::string& item, const W
   }
 }
 
-std::vector<std::string> list_items(const po::variables_map& vm, const std::string& name) {
-  const std::vector<std::string> items = split_list(vm[name].as<std::string>(), ',');
+std::vector<std::string> list_items(const std::string& text, const std::string& name) {
+  const std::vector<std::string> items = split_list(text, ',');
   if (items.empty()) throw InputError("--" + name + ": expected a comma-separated list (got an empty one)");
   return items;
 }
 
 // The items of a benchmark list option, each parsed into `field` of a default WalkOptions and checked there.
 template <class T>
-std::vector<T> walk_option_list(const po::variables_map& vm, const std::string& name, T WalkOptions::*field,
+std::vector<T> walk_option_list(const std::string& text, const std::string& name, T WalkOptions::*field,
                                 const char* expected) {
   std::vector<T> out;
-  for (const std::string& item : list_items(vm, name)) {
+  for (const std::string& item : list_items(text, name)) {
     WalkOptions walk;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.*field);
     if (ec != std::errc() || ptr != item.data() + item.size())
@@ -215,12 +215,12 @@ std::vector<T> walk_option_list(const po::variables_map& vm, const std::string& 
 
 }  // namespace
 
-std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm) {
-  return walk_option_list(vm, "walkers-list", &WalkOptions::walkers, "an integer");
+std::vector<std::int64_t> walkers_list_from(const std::string& text) {
+  return walk_option_list(text, "walkers-list", &WalkOptions::walkers, "an integer");
 }
 
-std::vector<double> p_halt_list_from(const po::variables_map& vm) {
-  return walk_option_list(vm, "p-halt-list", &WalkOptions::p_halt, "a number");
+std::vector<double> p_halt_list_from(const std::string& text) {
+  return walk_option_list(text, "p-halt-list", &WalkOptions::p_halt, "a number");
 }
 
 void add_coupling_options(po::options_description& desc, CouplingArguments& a) {

@@ -65,7 +65,7 @@ int run_bench_couplings(const CommandContext& ctx) {
     for (const auto& t : targets)
       if (t != "kernel" && t != "pagerank") throw InputError("--targets: expected kernel and/or pagerank (got '" + t + "')");
     for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
-    walker_counts = walkers_list_from(vm);
+    walker_counts = walkers_list_from(vm["walkers-list"].as<std::string>());
     seeds = vm["seeds"].as<int>();
     if (seeds < 2) throw InputError("--seeds: must be >= 2 (got " + std::to_string(seeds) + ")");
     bool needs_sigma = false;

@@ -112,8 +112,8 @@ DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphAr
 std::vector<std::string> split_list(const std::string& text, char sep);
 // The benchmarks' --walkers-list and --p-halt-list: each item checked as --walkers and --p-halt check theirs
 // (InputError naming the list option and the item).
-std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm);
-std::vector<double> p_halt_list_from(const po::variables_map& vm);
+std::vector<std::int64_t> walkers_list_from(const std::string& text);
+std::vector<double> p_halt_list_from(const std::string& text);
 
 // Refuses what Boost would accept silently: stray positional words and a sign on unsigned options (-1 would
 // become 2^64 - 1). `where` prefixes the message (e.g. "FILE:LINE: " for INI lines, "" for the command line).
