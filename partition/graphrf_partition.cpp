@@ -100,7 +100,8 @@ void write_parts(const Communicator& comm, const std::string& path, const std::s
 
 int run(const Communicator& comm, int argc, char** argv) {
   po::options_description desc("graphrf-partition options");
-  add_graph_options(desc);
+  GraphArguments graph_arguments;
+  add_graph_options(desc, graph_arguments);
   desc.add_options()
       ("help,h", "print this help")
       ("version", "print the version and exit")
@@ -127,7 +128,7 @@ int run(const Communicator& comm, int argc, char** argv) {
     help = vm.count("help") > 0 || vm.count("version") > 0;
     if (help) return;
     check_slurm_launch(comm);
-    options = graph_options_from(vm);
+    options = graph_options_from(graph_arguments);
     if (vm.count("parts")) parts = vm["parts"].as<int>();
     if (parts < 1) throw InputError("--parts: must be >= 1 (got " + std::to_string(parts) + ")");
     method = vm["method"].as<std::string>();

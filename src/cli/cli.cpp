@@ -1,4 +1,5 @@
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -17,110 +18,53 @@
 
 namespace graphrf {
 
-int run_info(const CommandContext& ctx);
-void add_info_options(po::options_description& desc);
-int run_grf(const CommandContext& ctx);
-int run_pagerank(const CommandContext& ctx);
-void add_pagerank_options(po::options_description& desc);
-int run_couple(const CommandContext& ctx);
-void add_couple_options(po::options_description& desc);
-int run_bench_couplings(const CommandContext& ctx);
-void add_bench_couplings_options(po::options_description& desc);
-void add_grf_options(po::options_description& desc);
-int run_attention_command(const CommandContext& ctx);
-int run_wavelet(const CommandContext& ctx);
-int run_bench(const CommandContext& ctx);
-void add_bench_options(po::options_description& desc);
-int run_bench_attention(const CommandContext& ctx);
-int run_bench_features(const CommandContext& ctx);
-void add_bench_features_options(po::options_description& desc);
-void add_bench_attention_options(po::options_description& desc);
-int run_bench_wavelet(const CommandContext& ctx);
-void add_bench_wavelet_options(po::options_description& desc);
-void add_wavelet_options(po::options_description& desc);
-void add_attention_options(po::options_description& desc);
-int run_gp(const CommandContext& ctx);
-void add_gp_options(po::options_description& desc);
-int run_bench_points(const CommandContext& ctx);
-void add_bench_points_options(po::options_description& desc);
-int run_bench_output(const CommandContext& ctx);
-void add_bench_output_options(po::options_description& desc);
-
 const std::vector<Command>& commands() {
-  static const std::vector<Command> list = {
-      {"info", "load, clean and partition a graph; print its figures; optionally write it to HDF5", add_info_options,
-       run_info},
-      {"grf", "graph random features from distributed halting random walks", add_grf_options, run_grf},
-      {"pagerank", "PageRank from the end points of halting walks (any coupling; --directed graphs)",
-       add_pagerank_options, run_pagerank},
-      {"couple", "learn a sigma-coupling of walk lengths for a graph and target (writes --sigma files)",
-       add_couple_options, run_couple},
-      {"attention", "GRF-masked linear attention across ranks (the default job)", add_attention_options,
-       run_attention_command},
-      {"wavelet", "random wavelet features: spectral node embeddings by distributed Chebyshev filtering",
-       add_wavelet_options, run_wavelet},
-      {"gp", "Gaussian-process regression on the nodes with a GRF kernel: learn, predict, sample", add_gp_options, run_gp},
-      {"bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
-       add_bench_options, run_bench},
-      {"bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",
-       add_bench_couplings_options, run_bench_couplings},
-      {"bench-attention", "benchmark: GRF-masked vs unmasked and dense masked attention across N",
-       add_bench_attention_options, run_bench_attention},
-      {"bench-features", "benchmark: Monte Carlo error of the random feature maps (iid, orthogonal, PNC, antithetic, importance, dark)",
-       add_bench_features_options, run_bench_features},
-      {"bench-points", "benchmark: the particle-dynamics workload (kNN graph per frame, repelling walks, masked attention)",
-       add_bench_points_options, run_bench_points},
-      {"bench-output", "benchmark: the canonical-order writer against hyperslab unions and the partition-order writer",
-       add_bench_output_options, run_bench_output},
-      {"bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
-       add_bench_wavelet_options, run_bench_wavelet},
-  };
+  static const std::vector<Command> list = {info_command(),           grf_command(),           pagerank_command(),
+                                            couple_command(),         attention_command(),     wavelet_command(),
+                                            gp_command(),             bench_walks_command(),   bench_couplings_command(),
+                                            bench_attention_command(), bench_features_command(), bench_points_command(), bench_output_command(),
+                                            bench_wavelet_command()};
   return list;
 }
 
-void add_graph_options(po::options_description& desc) {
+void add_graph_options(po::options_description& desc, GraphArguments& a) {
   po::options_description group("graph");
   group.add_options()
-      ("graph", po::value<std::string>()->default_value("grid:32x32"),
+      ("graph", po::value(&a.options.graph)->default_value("grid:32x32"),
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
-      ("format", po::value<std::string>()->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml|ply|off|stl|hdf5 (graphrf's own /graph)")
-      ("partition", po::value<std::string>()->default_value("block"), "block|metis|ptscotch|file:PATH")
-      ("duplicates", po::value<std::string>()->default_value("max"), "how repeated arcs combine: sum|max|error")
-      ("keep-self-loops", po::bool_switch(), "keep self-loops (dropped by default)")
-      ("weight-column", po::value<int>()->default_value(0),
+      ("format", po::value(&a.options.format)->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml|ply|off|stl|hdf5 (graphrf's own /graph)")
+      ("partition", po::value(&a.options.partition)->default_value("block"), "block|metis|ptscotch|file:PATH")
+      ("duplicates", po::value(&a.duplicates)->default_value("max"), "how repeated arcs combine: sum|max|error")
+      ("keep-self-loops", po::bool_switch(&a.options.keep_self_loops), "keep self-loops (dropped by default)")
+      ("weight-column", po::value(&a.options.weight_column)->default_value(0),
        "edge lists: 1-based weight column (0 = automatic, -1 = unweighted)")
-      ("points", po::value<std::string>(),
+      ("points", optional_value(&a.points_path),
        "build the graph on a point cloud instead of --graph: HDF5 (/points N x d, optional /nodes/id), PLY, XYZ/CSV")
-      ("points-format", po::value<std::string>()->default_value("auto"), "auto|h5|ply|xyz")
-      ("knn", po::value<std::int64_t>()->default_value(0), "with --points: exact k-nearest-neighbour graph (ties by id)")
-      ("knn-mode", po::value<std::string>()->default_value("union"), "union (i in kNN(j) or j in kNN(i)) | mutual (both)")
-      ("radius", double_value(0.0), "with --points: all pairs at distance <= r")
-      ("edge-weight", po::value<std::string>()->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
-      ("edge-sigma", double_value(1.0), "s of --edge-weight gaussian")
-      ("ids", po::value<std::string>()->default_value("auto"),
+      ("points-format", po::value(&a.points_format)->default_value("auto"), "auto|h5|ply|xyz")
+      ("knn", po::value(&a.points.knn)->default_value(0), "with --points: exact k-nearest-neighbour graph (ties by id)")
+      ("knn-mode", po::value(&a.knn_mode)->default_value("union"), "union (i in kNN(j) or j in kNN(i)) | mutual (both)")
+      ("radius", double_value(&a.points.radius, 0.0), "with --points: all pairs at distance <= r")
+      ("edge-weight", po::value(&a.edge_weight)->default_value("one"), "one | gaussian (exp(-d^2/2s^2)) | inverse (1/d)")
+      ("edge-sigma", double_value(&a.points.sigma, 1.0), "s of --edge-weight gaussian")
+      ("ids", po::value(&a.ids)->default_value("auto"),
        "edge-list node ids: auto (decided by the first edge line: integer when its ids are, else string), integer, or "
        "string (names, ordered by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
-      ("memory-limit", po::value<std::string>(),
+      ("memory-limit", optional_value(&a.memory_limit),
        "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
        "its ranks); inputs and runs that need more are refused before any work");
   desc.add(group);
 }
 
-GraphOptions graph_options_from(const po::variables_map& vm) {
-  GraphOptions o;
-  o.graph = vm["graph"].as<std::string>();
-  o.format = vm["format"].as<std::string>();
-  o.partition = vm["partition"].as<std::string>();
+GraphOptions graph_options_from(const GraphArguments& a) {
+  GraphOptions o = a.options;
   // Here, among the other option checks every rank makes together: later, after the graph is loaded, a bad
   // name would be thrown on each rank alone (one error line per rank and MPI_Abort).
   validate_partition_spec(o.partition);
-  o.duplicates = parse_duplicate_policy(vm["duplicates"].as<std::string>());
-  o.keep_self_loops = vm["keep-self-loops"].as<bool>();
-  o.weight_column = vm["weight-column"].as<int>();
-  o.ids = parse_id_mode(vm["ids"].as<std::string>());
+  o.duplicates = parse_duplicate_policy(a.duplicates);
+  o.ids = parse_id_mode(a.ids);
   if (o.ids == IdMode::string && is_generated_graph(o.graph))
     throw InputError("--ids string applies to edge-list files; " + o.graph + " is a generated graph with integer ids");
-  if (vm.count("memory-limit")) o.memory_limit = parse_memory_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
+  if (a.memory_limit) o.memory_limit = parse_memory_size(*a.memory_limit, "--memory-limit");
   return o;
 }
 
@@ -204,6 +148,7 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
   po::variables_map vm;
   bool help = false, dump = false;
   ConfigOrigins config_origins;
+  std::function<int(const CommandContext&)> run_command;  // reads the options object bind declared
   std::uint64_t memory_limit_option = 0;
   collective_try(comm, [&] {
     if (!command) {
@@ -221,7 +166,7 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
         ("config", po::value<std::string>(), "read options from an INI file (the command line wins)")
         ("dump-config", po::bool_switch(), "print the effective configuration as INI and exit")
         ("quiet,q", po::bool_switch(), "no progress or summary on stdout (RESULT lines and warnings still print)");
-    command->add_options(desc);
+    run_command = command->bind(desc);
     desc.add(run);
     try {
       const po::parsed_options parsed =
@@ -272,12 +217,14 @@ int run_cli(const Communicator& comm, int argc, char** argv) {
     ~ProgressLogScope() { set_phase_progress_log(nullptr); }
   } progress_scope(log);
   try {
-    return command->run(CommandContext{comm, vm, log, command_line, config});
+    return run_command(CommandContext{comm, vm, log, command_line, config});
   } catch (const InputError& e) {
-    // Options are checked where they are used: an INI value is named by its FILE:LINE there too.
-    const std::string origin = config_origin(e.what(), config_origins);
-    if (origin.empty()) throw;
-    throw InputError(origin + ": " + e.what(), e.collective());
+    // The library names fields; the user reads flags. Options are checked where they are used: an INI value
+    // is named by its FILE:LINE there too.
+    const std::string message = with_option_flags(e.what());
+    const std::string origin = config_origin(message, config_origins);
+    if (origin.empty() && message == e.what()) throw;
+    throw InputError(origin.empty() ? message : origin + ": " + message, e.collective());
   }
 }
 

@@ -44,28 +44,25 @@ void check_input_readable(const Communicator& comm, const std::string& option, c
   });
 }
 
-PointGraphOptions point_graph_options_from(const po::variables_map& vm) {
-  PointGraphOptions o;
-  o.knn = vm["knn"].as<std::int64_t>();
-  o.radius = vm["radius"].as<double>();
-  o.sigma = vm["edge-sigma"].as<double>();
-  o.mode = parse_knn_mode(vm["knn-mode"].as<std::string>());
-  o.weight = parse_edge_weight(vm["edge-weight"].as<std::string>());
+PointGraphOptions point_graph_options_from(const GraphArguments& a) {
+  PointGraphOptions o = a.points;
+  o.mode = parse_knn_mode(a.knn_mode);
+  o.weight = parse_edge_weight(a.edge_weight);
   validate(o, -1);
   return o;
 }
 
 // --points: every rank reads the cloud (one collective error for a bad file) and builds its rows' neighbours.
-static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, const GraphOptions& options) {
-  const po::variables_map& vm = ctx.vm;
-  const std::string path = vm["points"].as<std::string>();
+static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, const GraphArguments& a,
+                                                     const GraphOptions& options) {
+  const std::string path = *a.points_path;
   PointGraphOptions o;
   PointCloud cloud;
   collective_try(ctx.comm, [&] {
-    o = point_graph_options_from(vm);
-    cloud = read_point_cloud(path, vm["points-format"].as<std::string>());
+    o = point_graph_options_from(a);
+    cloud = read_point_cloud(path, a.points_format);
   });
-  const std::string shape = o.knn > 0 ? std::to_string(o.knn) + "-NN (" + vm["knn-mode"].as<std::string>() + ")"
+  const std::string shape = o.knn > 0 ? std::to_string(o.knn) + "-NN (" + a.knn_mode + ")"
                                       : "radius " + std::to_string(o.radius);
   return build_point_graph(ctx.comm, cloud, o, options.partition,
                            path + ": " + std::to_string(cloud.size()) + " points in R^" + std::to_string(cloud.dim) + ", " +
@@ -84,92 +81,90 @@ std::vector<NamedInput> command_inputs(const po::variables_map& vm) {
 
 // --points builds the graph on a point cloud, --graph reads or generates one: the options of the source not
 // taken would be ignored, so they are refused (values equal to the defaults pass, as --dump-config writes them).
-static void check_graph_source_options(const po::variables_map& vm) {
-  const auto set = [&vm]<class T>(const char* name, const T& default_value) {
-    return vm.count(name) && vm[name].as<T>() != default_value ? std::string(name) : std::string();
+static void check_graph_source_options(const GraphArguments& a) {
+  const auto set = []<class T>(const char* name, const T& value, const T& default_value) {
+    return value != default_value ? std::string(name) : std::string();
   };
-  const std::string file_option[] = {set("graph", std::string("grid:32x32")), set("format", std::string("auto")),
-                                     set("duplicates", std::string("max")),   set("keep-self-loops", false),
-                                     set("weight-column", 0),                 set("ids", std::string("auto"))};
-  const std::string point_option[] = {set("points-format", std::string("auto")), set("knn", std::int64_t{0}),
-                                      set("knn-mode", std::string("union")),     set("radius", 0.0),
-                                      set("edge-weight", std::string("one")),    set("edge-sigma", 1.0)};
-  const bool points = vm.count("points") > 0;
+  const GraphOptions& g = a.options;
+  const PointGraphOptions& p = a.points;
+  const std::string file_option[] = {set("graph", g.graph, std::string("grid:32x32")), set("format", g.format, std::string("auto")),
+                                     set("duplicates", a.duplicates, std::string("max")), set("keep-self-loops", g.keep_self_loops, false),
+                                     set("weight-column", g.weight_column, 0),           set("ids", a.ids, std::string("auto"))};
+  const std::string point_option[] = {set("points-format", a.points_format, std::string("auto")), set("knn", p.knn, std::int64_t{0}),
+                                      set("knn-mode", a.knn_mode, std::string("union")),         set("radius", p.radius, 0.0),
+                                      set("edge-weight", a.edge_weight, std::string("one")),     set("edge-sigma", p.sigma, 1.0)};
+  const bool points = a.points_path.has_value();
   for (const std::string& name : points ? file_option : point_option)
     if (!name.empty())
       throw InputError("--" + name + (points ? ": applies to --graph, but --points builds the graph on a point cloud"
                                              : ": applies to --points (a point cloud), not to --graph"));
 }
 
-DistributedGraph load_command_graph(const CommandContext& ctx, const GraphOptions& options) {
-  collective_try(ctx.comm, [&] { check_graph_source_options(ctx.vm); });
-  return ctx.vm.count("points") ? load_point_graph_for_command(ctx, options) : load_graph(ctx.comm, options);
+DistributedGraph load_command_graph(const CommandContext& ctx, const GraphArguments& arguments,
+                                    const GraphOptions& options) {
+  collective_try(ctx.comm, [&] { check_graph_source_options(arguments); });
+  return arguments.points_path ? load_point_graph_for_command(ctx, arguments, options) : load_graph(ctx.comm, options);
 }
 
-DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
-                                        const std::string& out_path) {
+DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphArguments& arguments,
+                                        const GraphOptions& options, const std::string& out_path) {
   if (!out_path.empty()) check_output_writable(ctx.comm, out_path, command_inputs(ctx.vm));
   // A partition file is read after the graph: check it first, so a typo does not cost the whole load.
   if (options.partition.rfind("file:", 0) == 0) check_input_readable(ctx.comm, "--partition file:", options.partition.substr(5));
-  const bool points = ctx.vm.count("points") > 0;
-  const std::string source = points ? ctx.vm["points"].as<std::string>() : options.graph;
+  const bool points = arguments.points_path.has_value();
+  const std::string source = points ? *arguments.points_path : options.graph;
   ctx.log.info("loading     " + source + " (read or " + (points ? "build the point graph" : "generate") +
                ", then partition: " + options.partition + ")");
   const Timer timer;
   const RunPhase phase("loading " + source);
-  DistributedGraph g = load_command_graph(ctx, options);
+  DistributedGraph g = load_command_graph(ctx, arguments, options);
   ctx.log.info("graph       " + graph_summary(g) + " (" + fmt(timer.seconds(), 2) + " s)");
   if (!out_path.empty()) check_node_names_fit(g, memory_budget());  // before the run, not at the write
   return g;
 }
 
-void add_kernel_options(po::options_description& desc) {
+void add_kernel_options(po::options_description& desc, KernelArguments& a) {
   po::options_description group("kernel");
   group.add_options()
-      ("kernel", po::value<std::string>()->default_value("diffusion"),
+      ("kernel", po::value(&a.kernel)->default_value("diffusion"),
        "diffusion | exp-adjacency | regularized-laplacian | p-step | cosine (not with --alpha or --f); functions of "
        "L = I - W, or of L = D - A with --weights combinatorial (then not exp-adjacency or p-step)")
-      ("beta", double_value(1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
-      ("power", double_value(1.0), "exponent of regularized-laplacian and p-step")
-      ("shift", double_value(2.0), "p-step shift (>= 2)")
-      ("alpha", po::value<std::string>(), "the mask's series coefficients a0,a1,... of powers of the walk matrix W directly "
+      ("beta", double_value(&a.spec.beta, 1.0), "kernel parameter beta (diffusion time, Laplacian scale, cosine frequency)")
+      ("power", double_value(&a.spec.power, 1.0), "exponent of regularized-laplacian and p-step")
+      ("shift", double_value(&a.spec.shift, 2.0), "p-step shift (>= 2)")
+      ("alpha", optional_value(&a.alpha), "the mask's series coefficients a0,a1,... of powers of the walk matrix W directly "
        "(f by deconvolution; with --weights combinatorial W = I - (D - A)/d_max)")
-      ("f", po::value<std::string>(), "the modulation function f0,f1,... directly (alpha = f * f; powers of the same W)");
+      ("f", optional_value(&a.f), "the modulation function f0,f1,... directly (alpha = f * f; powers of the same W)");
   desc.add(group);
 }
 
-KernelSpec kernel_spec_from(const po::variables_map& vm) {
-  KernelSpec spec;
-  if (vm.count("alpha") && vm.count("f")) throw InputError("--alpha and --f: give one of them, not both");
+KernelSpec kernel_spec_from(const KernelArguments& a, const std::string& weights) {
+  KernelSpec spec = a.spec;
+  if (a.alpha && a.f) throw InputError("--alpha and --f: give one of them, not both");
   // --alpha and --f give the series itself: a named kernel or its parameters would be ignored silently.
   // (Values equal to the defaults pass, so configurations written by --dump-config load back.)
-  if (vm.count("alpha") || vm.count("f")) {
-    const std::string series = vm.count("alpha") ? "--alpha" : "--f";
-    const bool kernel_set = vm["kernel"].as<std::string>() != "diffusion";
-    const std::pair<std::string, bool> ignored[] = {{"kernel", kernel_set},
-                                                    {"beta", vm["beta"].as<double>() != 1.0},
-                                                    {"power", vm["power"].as<double>() != 1.0},
-                                                    {"shift", vm["shift"].as<double>() != 2.0}};
+  if (a.alpha || a.f) {
+    const std::string series = a.alpha ? "--alpha" : "--f";
+    const std::pair<std::string, bool> ignored[] = {{"kernel", a.kernel != "diffusion"},
+                                                    {"beta", spec.beta != 1.0},
+                                                    {"power", spec.power != 1.0},
+                                                    {"shift", spec.shift != 2.0}};
     for (const auto& [name, set] : ignored)
       if (set) throw InputError(series + " and --" + name + ": " + series + " gives the series itself, so --" + name +
                                 " would be ignored; give one of them");
   }
-  if (vm.count("alpha")) {
+  if (a.alpha) {
     spec.kind = KernelKind::alpha;
-    spec.coefficients = parse_list("--alpha", vm["alpha"].as<std::string>());
-  } else if (vm.count("f")) {
+    spec.coefficients = parse_list("--alpha", *a.alpha);
+  } else if (a.f) {
     spec.kind = KernelKind::f;
-    spec.coefficients = parse_list("--f", vm["f"].as<std::string>());
+    spec.coefficients = parse_list("--f", *a.f);
   } else {
-    spec.kind = parse_kernel_kind(vm["kernel"].as<std::string>());
+    spec.kind = parse_kernel_kind(a.kernel);
   }
-  spec.beta = vm["beta"].as<double>();
-  spec.power = vm["power"].as<double>();
-  spec.shift = vm["shift"].as<double>();
   validate_parameters(spec);
   // Refused before the graph is loaded (d_max, and so the kernel's scale, is only known after).
-  if (vm.count("weights") && vm["weights"].as<std::string>() == "combinatorial" &&
-      (spec.kind == KernelKind::exp_adjacency || spec.kind == KernelKind::p_step))
+  if (weights == "combinatorial" && (spec.kind == KernelKind::exp_adjacency || spec.kind == KernelKind::p_step))
     throw InputError("--kernel " + std::string(kernel_kind_name(spec.kind)) + " and --weights combinatorial: " +
                      (spec.kind == KernelKind::exp_adjacency ? "exp(beta W) is a function of the walk matrix, not of L = D - A"
                                                               : "the p-step shift >= 2 presumes the normalised spectrum [0, 2]") +
@@ -197,18 +192,18 @@ void check_list_item(const std::string& option, const std::string& item, const W
   }
 }
 
-std::vector<std::string> list_items(const po::variables_map& vm, const std::string& name) {
-  const std::vector<std::string> items = split_list(vm[name].as<std::string>(), ',');
+std::vector<std::string> list_items(const std::string& text, const std::string& name) {
+  const std::vector<std::string> items = split_list(text, ',');
   if (items.empty()) throw InputError("--" + name + ": expected a comma-separated list (got an empty one)");
   return items;
 }
 
 // The items of a benchmark list option, each parsed into `field` of a default WalkOptions and checked there.
 template <class T>
-std::vector<T> walk_option_list(const po::variables_map& vm, const std::string& name, T WalkOptions::*field,
+std::vector<T> walk_option_list(const std::string& text, const std::string& name, T WalkOptions::*field,
                                 const char* expected) {
   std::vector<T> out;
-  for (const std::string& item : list_items(vm, name)) {
+  for (const std::string& item : list_items(text, name)) {
     WalkOptions walk;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), walk.*field);
     if (ec != std::errc() || ptr != item.data() + item.size())
@@ -221,68 +216,63 @@ std::vector<T> walk_option_list(const po::variables_map& vm, const std::string& 
 
 }  // namespace
 
-std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm) {
-  return walk_option_list(vm, "walkers-list", &WalkOptions::walkers, "an integer");
+std::vector<std::int64_t> walkers_list_from(const std::string& text) {
+  return walk_option_list(text, "walkers-list", &WalkOptions::walkers, "an integer");
 }
 
-std::vector<double> p_halt_list_from(const po::variables_map& vm) {
-  return walk_option_list(vm, "p-halt-list", &WalkOptions::p_halt, "a number");
+std::vector<double> p_halt_list_from(const std::string& text) {
+  return walk_option_list(text, "p-halt-list", &WalkOptions::p_halt, "a number");
 }
 
-void add_coupling_options(po::options_description& desc) {
+void add_coupling_options(po::options_description& desc, CouplingArguments& a) {
   desc.add_options()
-      ("coupling", po::value<std::string>()->default_value("iid"),
+      ("coupling", po::value(&a.coupling)->default_value("iid"),
        "iid | antithetic | sigma | repelling | antithetic+repelling | sigma+repelling. antithetic: pairs k, "
        "k + n/2 share termination; sigma: pair lengths from matched quantiles (--sigma); repelling: the walkers "
        "of a node move as a pack and spread over neighbours")
-      ("sigma", po::value<std::string>(), "sigma coupling: permutation file (1-based values, e.g. from graphrf couple)");
+      ("sigma", optional_value(&a.sigma), "sigma coupling: permutation file (1-based values, e.g. from graphrf couple)");
 }
 
-void read_coupling_options(const po::variables_map& vm, WalkOptions& o) {
-  o.coupling = parse_coupling(vm["coupling"].as<std::string>());
-  if (!vm.count("sigma")) return;
+void read_coupling_options(const CouplingArguments& a, WalkOptions& o) {
+  o.coupling = parse_coupling(a.coupling);
+  if (!a.sigma) return;
   if (termination_of(o.coupling) != Termination::sigma)
     throw InputError("--sigma: only used with --coupling sigma or sigma+repelling (got --coupling " +
                      std::string(coupling_name(o.coupling)) + ")");
-  o.sigma = read_sigma_file(vm["sigma"].as<std::string>());
+  o.sigma = read_sigma_file(*a.sigma);
 }
 
-void add_walk_options(po::options_description& desc) {
+void add_walk_options(po::options_description& desc, WalkArguments& a) {
   po::options_description group("walks");
   // In this order, the order of --dump-config and of /config in every output (the coupling options come first).
-  add_coupling_options(group);
+  add_coupling_options(group, a.coupling);
   group.add_options()
-      ("step", po::value<std::string>()->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
-      ("weights", po::value<std::string>()->default_value("normalized"),
+      ("step", po::value(&a.step)->default_value("uniform"), "uniform | weighted (next node in proportion to a_ij)")
+      ("weights", po::value(&a.weights)->default_value("normalized"),
        "normalized: W = D^-1/2 A D^-1/2, L = I - W | raw: W = scale * A | combinatorial: kernels of L = D - A "
        "(PyGSP's), walks on W = I - L/d_max (self-loops (d_max - d_i)/d_max), so beta acts as beta * d_max and "
        "--alpha/--f are coefficients of powers of that W; not with exp-adjacency or p-step")
-      ("scale", double_value(1.0), "c in W = c * A when --weights raw")
-      ("walkers,n", po::value<std::int64_t>()->default_value(16), "walkers per node")
-      ("p-halt", double_value(0.5), "halting probability before every hop")
-      ("max-length", po::value<std::int64_t>()->default_value(32), "walks stop after this many hops (series truncation)")
-      ("fixed-length", po::value<std::int64_t>(),
+      ("scale", double_value(&a.options.scale, 1.0), "c in W = c * A when --weights raw")
+      ("walkers,n", po::value(&a.options.walkers)->default_value(16), "walkers per node")
+      ("p-halt", double_value(&a.options.p_halt, 0.5), "halting probability before every hop")
+      ("max-length", po::value(&a.options.max_length)->default_value(32), "walks stop after this many hops (series truncation)")
+      ("fixed-length", optional_value(&a.fixed_length),
        "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
+      ("seed", po::value(&a.options.seed)->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
   desc.add(group);
 }
 
-WalkOptions walk_options_from(const po::variables_map& vm) {
-  WalkOptions o;
-  o.walkers = vm["walkers"].as<std::int64_t>();
-  o.p_halt = vm["p-halt"].as<double>();
-  o.max_length = vm["max-length"].as<std::int64_t>();
-  if (vm.count("fixed-length")) {
+WalkOptions walk_options_from(const WalkArguments& a, const po::variables_map& vm) {
+  WalkOptions o = a.options;
+  if (a.fixed_length) {
     if (!vm["p-halt"].defaulted() || !vm["max-length"].defaulted())
       throw InputError("--fixed-length: give it instead of --p-halt and --max-length, not with them");
     o.fixed_length = true;
-    o.max_length = vm["fixed-length"].as<std::int64_t>();
+    o.max_length = *a.fixed_length;
   }
-  o.seed = vm["seed"].as<std::uint64_t>();
-  read_coupling_options(vm, o);
-  o.step = parse_step_rule(vm["step"].as<std::string>());
-  o.weights = parse_weight_mode(vm["weights"].as<std::string>());
-  o.scale = vm["scale"].as<double>();
+  read_coupling_options(a.coupling, o);
+  o.step = parse_step_rule(a.step);
+  o.weights = parse_weight_mode(a.weights);
   if (o.weights == WeightMode::combinatorial && o.scale != 1.0)
     throw InputError("--scale and --weights combinatorial: the combinatorial walk matrix is scaled by 1/d_max itself; "
                      "--scale is for --weights raw");
@@ -292,25 +282,21 @@ WalkOptions walk_options_from(const po::variables_map& vm) {
   return o;
 }
 
-void add_reference_options(po::options_description& desc, const std::string& what) {
+void add_reference_options(po::options_description& desc, ReferenceOptions& o, const std::string& what) {
   const ReferenceOptions defaults;
   po::options_description group("reference");
   group.add_options()
-      ("reference", po::bool_switch(), ("compare with the exact " + what + ": densely on rank 0 up to --dense-reference-max nodes "
+      ("reference", po::bool_switch(&o.enabled), ("compare with the exact " + what + ": densely on rank 0 up to --dense-reference-max nodes "
        "(one O(N^3) eigendecomposition: about 1 s at N = 1000, 10 s at 2000, 150 s at 5000), above that from exact rows "
        "for --reference-samples random nodes (Chebyshev expansion on the distributed operator; error with its standard error)").c_str())
-      ("dense-reference-max", po::value<std::int64_t>()->default_value(defaults.dense_max),
+      ("dense-reference-max", po::value(&o.dense_max)->default_value(defaults.dense_max),
        ("largest graph (nodes) the reference computes densely, at most " + std::to_string(kMaxDenseReferenceNodes)).c_str())
-      ("reference-samples", po::value<std::int64_t>()->default_value(defaults.samples),
+      ("reference-samples", po::value(&o.samples)->default_value(defaults.samples),
        "nodes whose exact rows the sampled reference computes (its standard error shrinks as 1/sqrt of this)");
   desc.add(group);
 }
 
-ReferenceOptions reference_options_from(const po::variables_map& vm) {
-  ReferenceOptions o;
-  o.enabled = vm["reference"].as<bool>();
-  o.dense_max = vm["dense-reference-max"].as<std::int64_t>();
-  o.samples = vm["reference-samples"].as<std::int64_t>();
+ReferenceOptions reference_options_from(const ReferenceOptions& o) {
   validate(o);
   return o;
 }

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/mpi/run_summary.hpp"
@@ -87,8 +87,8 @@ int run_bench(const CommandContext& ctx) {
     for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
     sigma = parse_sigma(vm["sigma-permutation"].as<std::string>(), "--sigma-permutation");
     graphs = split_list(vm["graphs"].as<std::string>(), ';');
-    walker_counts = walkers_list_from(vm);
-    p_values = p_halt_list_from(vm);
+    walker_counts = walkers_list_from(vm["walkers-list"].as<std::string>());
+    p_values = p_halt_list_from(vm["p-halt-list"].as<std::string>());
     for (const auto& g : graphs)
       if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
   });
@@ -202,6 +202,11 @@ int run_bench(const CommandContext& ctx) {
       }
   }
   return 0;
+}
+
+Command bench_walks_command() {
+  return make_unbound_command("bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
+                              add_bench_options, run_bench);
 }
 
 }  // namespace graphrf

@@ -6,46 +6,54 @@
 
 #include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/attention/attention_reference.hpp"
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/core/timer.hpp"
 
 namespace graphrf {
 
-void add_bench_attention_options(po::options_description& desc) {
+namespace {
+
+struct BenchAttentionOptions {
+  std::string sizes, walkers_list, partition;
+  double p_halt = 0.5;
+  int dim = 8;
+  std::int64_t dense_max = 16384;
+  std::uint64_t seed = 1;
+};
+
+void declare_bench_attention_options(po::options_description& desc, BenchAttentionOptions& o) {
   desc.add_options()
-      ("sizes", po::value<std::string>()->default_value("10000,100000,1000000"), "node counts N (square grids)")
-      ("walkers-list", po::value<std::string>()->default_value("4,16"), "walkers per node")
-      ("p-halt", double_value(0.5), "halting probability")
-      ("dim", po::value<int>()->default_value(8), "d = m (relu features) and d_v")
-      ("dense-max", po::value<std::int64_t>()->default_value(16384), "largest N for the dense masked computation")
-      ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed");
+      ("sizes", po::value(&o.sizes)->default_value("10000,100000,1000000"), "node counts N (square grids)")
+      ("walkers-list", po::value(&o.walkers_list)->default_value("4,16"), "walkers per node")
+      ("p-halt", double_value(&o.p_halt, 0.5), "halting probability")
+      ("dim", po::value(&o.dim)->default_value(8), "d = m (relu features) and d_v")
+      ("dense-max", po::value(&o.dense_max)->default_value(16384), "largest N for the dense masked computation")
+      ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
+      ("seed", po::value(&o.seed)->default_value(1), "seed");
 }
 
-
-int run_bench_attention(const CommandContext& ctx) {
+int run_bench_attention(const CommandContext& ctx, BenchAttentionOptions& options) {
   const Communicator& comm = ctx.comm;
-  const auto& vm = ctx.vm;
   std::vector<std::int64_t> sizes, walker_counts;
   collective_try(comm, [&] {
-    for (const auto& s : split_list(vm["sizes"].as<std::string>(), ',')) sizes.push_back(std::stoll(s));
-    walker_counts = walkers_list_from(vm);
+    for (const auto& s : split_list(options.sizes, ',')) sizes.push_back(std::stoll(s));
+    walker_counts = walkers_list_from(options.walkers_list);
   });
-  const int dim = vm["dim"].as<int>();
+  const int dim = options.dim;
   const Log& log = ctx.log;
   for (const auto n_target : sizes) {
     const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n_target))));
     GraphOptions o;
     o.graph = "grid:" + std::to_string(side) + "x" + std::to_string(side);
-    o.partition = vm["partition"].as<std::string>();
+    o.partition = options.partition;
     const DistributedGraph g = load_graph(comm, o);
-    const QkvRows qkv = synthetic_qkv(g, 1, dim, dim, vm["seed"].as<std::uint64_t>());
+    const QkvRows qkv = synthetic_qkv(g, 1, dim, dim, options.seed);
     for (const auto n : walker_counts) {
       AttentionConfig config;
       config.walk.walkers = n;
-      config.walk.p_halt = vm["p-halt"].as<double>();
-      config.walk.seed = vm["seed"].as<std::uint64_t>();
+      config.walk.p_halt = options.p_halt;
+      config.walk.seed = options.seed;
       config.features.kind = FeatureKind::relu;
       Timer timer;
       const auto heads = run_attention(g, qkv, config, log);
@@ -64,7 +72,7 @@ int run_bench_attention(const CommandContext& ctx) {
            << " grf_total_seconds=" << fmt(total, 4)
            << " microseconds_per_node=" << fmt(1e6 * total / static_cast<double>(g.n_global()), 3);
       // The dense O(N^2) masked computation with the same mask G G^T, on rank 0.
-      if (g.n_global() <= vm["dense-max"].as<std::int64_t>()) {
+      if (g.n_global() <= options.dense_max) {
         // G gathered as triplets on rank 0; the mask G G^T is formed sparsely, then used densely.
         const SparseRows& shifted = r.grf.phi[0];
         std::vector<Eigen::Triplet<double>> local;
@@ -95,6 +103,14 @@ int run_bench_attention(const CommandContext& ctx) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+Command bench_attention_command() {
+  return make_command<BenchAttentionOptions>("bench-attention",
+                                             "benchmark: GRF-masked vs unmasked and dense masked attention across N",
+                                             declare_bench_attention_options, run_bench_attention);
 }
 
 }  // namespace graphrf

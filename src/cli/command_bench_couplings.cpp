@@ -7,7 +7,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/cli/mean_interval.hpp"
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/dense_reference.hpp"
@@ -47,7 +47,7 @@ int run_bench_couplings(const CommandContext& ctx) {
     for (const auto& t : targets)
       if (t != "kernel" && t != "pagerank") throw InputError("--targets: expected kernel and/or pagerank (got '" + t + "')");
     for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
-    walker_counts = walkers_list_from(vm);
+    walker_counts = walkers_list_from(vm["walkers-list"].as<std::string>());
     seeds = vm["seeds"].as<int>();
     if (seeds < 2) throw InputError("--seeds: must be >= 2 (got " + std::to_string(seeds) + ")");
     bool needs_sigma = false;
@@ -126,6 +126,12 @@ int run_bench_couplings(const CommandContext& ctx) {
     }
   }
   return 0;
+}
+
+Command bench_couplings_command() {
+  return make_unbound_command(
+      "bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",
+      add_bench_couplings_options, run_bench_couplings);
 }
 
 }  // namespace graphrf

@@ -21,7 +21,7 @@
 #include "graphrf/attention/feature_map.hpp"
 #include "graphrf/attention/importance_sampling.hpp"
 #include "graphrf/attention/whitening.hpp"
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/cli/help.hpp"
 #include "graphrf/cli/mean_interval.hpp"
 #include "graphrf/core/counter_rng.hpp"
@@ -203,6 +203,12 @@ int run_bench_features(const CommandContext& ctx) {
     }
   }
   return 0;
+}
+
+Command bench_features_command() {
+  return make_unbound_command(
+      "bench-features", "benchmark: Monte Carlo error of the random feature maps (iid, orthogonal, PNC, antithetic, importance, dark)",
+      add_bench_features_options, run_bench_features);
 }
 
 }  // namespace graphrf

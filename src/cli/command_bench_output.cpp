@@ -11,7 +11,7 @@
 
 #include <filesystem>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
@@ -21,19 +21,28 @@
 
 namespace graphrf {
 
-void add_bench_output_options(po::options_description& desc) {
-  add_graph_options(desc);
-  add_kernel_options(desc);
-  add_walk_options(desc);
+namespace {
+
+struct BenchOutputOptions {
+  GraphArguments graph;
+  KernelArguments kernel;
+  WalkArguments walk;
+  int repeats = 3;
+  std::int64_t max_runs = 5000;
+  std::optional<std::string> workdir;
+};
+
+void declare_bench_output_options(po::options_description& desc, BenchOutputOptions& o) {
+  add_graph_options(desc, o.graph);
+  add_kernel_options(desc, o.kernel);
+  add_walk_options(desc, o.walk);
   desc.add_options()
-      ("repeats", po::value<int>()->default_value(3), "writes of each kind (the best time is reported)")
-      ("max-runs", po::value<std::int64_t>()->default_value(5000),
+      ("repeats", po::value(&o.repeats)->default_value(3), "writes of each kind (the best time is reported)")
+      ("max-runs", po::value(&o.max_runs)->default_value(5000),
        "skip the hyperslab writer when a rank has more runs than this (HDF5 builds unions in quadratic time: "
        "5k runs per rank took 1.6 s, 20k 40 s, 500k over 10 minutes)")
-      ("workdir", po::value<std::string>(), "folder of the files written (default: the system's temporary folder)");
+      ("workdir", optional_value(&o.workdir), "folder of the files written (default: the system's temporary folder)");
 }
-
-namespace {
 
 using Run = std::pair<std::uint64_t, std::uint64_t>;  // (first element, count)
 
@@ -126,9 +135,7 @@ bool same_grf(const Communicator& comm, const std::string& a, const std::string&
   return comm.min(same ? 1 : 0) == 1;
 }
 
-}  // namespace
-
-int run_bench_output(const CommandContext& ctx) {
+int run_bench_output(const CommandContext& ctx, BenchOutputOptions& o) {
   const Communicator& comm = ctx.comm;
   const Log& log = ctx.log;
   GraphOptions graph_options;
@@ -137,16 +144,16 @@ int run_bench_output(const CommandContext& ctx) {
   int repeats = 3;
   std::string dir = std::filesystem::temp_directory_path().string();
   collective_try(comm, [&] {
-    graph_options = graph_options_from(ctx.vm);
-    kernel = kernel_spec_from(ctx.vm);
-    walk = walk_options_from(ctx.vm);
-    repeats = ctx.vm["repeats"].as<int>();
+    graph_options = graph_options_from(o.graph);
+    kernel = kernel_spec_from(o.kernel, o.walk.weights);
+    walk = walk_options_from(o.walk, ctx.vm);
+    repeats = o.repeats;
     if (repeats < 1) throw InputError("--repeats: at least 1 (got " + std::to_string(repeats) + ")");
-    if (ctx.vm.count("workdir")) dir = ctx.vm["workdir"].as<std::string>();
+    if (o.workdir) dir = *o.workdir;
     // Checked before the walks: the files are created after them.
     if (!std::filesystem::is_directory(dir)) throw InputError("--workdir " + dir + ": not a directory");
   });
-  const DistributedGraph g = load_graph_for_command(ctx, graph_options, "");
+  const DistributedGraph g = load_graph_for_command(ctx, o.graph, graph_options, "");
   bind_walk_weights(log, g, walk, kernel);
   // The files written hold the GRF values: say what they are of (the kernel and walk options change only them).
   log.info("grf         " + describe(kernel) + "; " + std::to_string(walk.walkers) + " walkers per node, weights " +
@@ -168,7 +175,7 @@ int run_bench_output(const CommandContext& ctx) {
   for (std::size_t i = 0; i < g.canonical_index.size(); ++i)
     if (i == 0 || g.canonical_index[i] != g.canonical_index[i - 1] + 1) ++runs_per_rank;
   runs_per_rank = comm.max(runs_per_rank);
-  const bool with_runs = runs_per_rank <= ctx.vm["max-runs"].as<std::int64_t>();
+  const bool with_runs = runs_per_rank <= o.max_runs;
 
   Timing route, runs, plain;
   for (int r = 0; r < repeats; ++r) {
@@ -216,6 +223,14 @@ int run_bench_output(const CommandContext& ctx) {
              " partition_order_seconds=" + fmt(plain.best, 4) +
              " runs_per_rank=" + std::to_string(runs_per_rank) + " identical=" + (same ? "1" : "0"));
   return same ? 0 : 1;
+}
+
+}  // namespace
+
+Command bench_output_command() {
+  return make_command<BenchOutputOptions>(
+      "bench-output", "benchmark: the canonical-order writer against hyperslab unions and the partition-order writer",
+      declare_bench_output_options, run_bench_output);
 }
 
 }  // namespace graphrf

@@ -16,7 +16,7 @@
 
 #include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/attention/qkv.hpp"
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/frames/frame_run.hpp"
 #include "graphrf/frames/synthetic_scenes.hpp"
@@ -210,6 +210,12 @@ int run_bench_points(const CommandContext& ctx) {
     if (!vm.count("scenes-out")) std::filesystem::remove(scenes_path);
   }
   return 0;
+}
+
+Command bench_points_command() {
+  return make_unbound_command(
+      "bench-points", "benchmark: the particle-dynamics workload (kNN graph per frame, repelling walks, masked attention)",
+      add_bench_points_options, run_bench_points);
 }
 
 }  // namespace graphrf

@@ -10,7 +10,7 @@
 #include <optional>
 #include <sstream>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/cli/eigensolver_anchor.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
@@ -272,6 +272,12 @@ int run_bench_wavelet(const CommandContext& ctx) {
     log.result("bench=wavelet_crossover anchor=" + anchor->name + " ranks=" + std::to_string(comm.size()) + " " +
                crossover(vs_slepc));
   return 0;
+}
+
+Command bench_wavelet_command() {
+  return make_unbound_command(
+      "bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
+      add_bench_wavelet_options, run_bench_wavelet);
 }
 
 }  // namespace graphrf

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "graphrf/attention/attention_pipeline.hpp"
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/frames/frame_run.hpp"
 #include "graphrf/io/h5_output.hpp"
@@ -30,23 +30,23 @@ void refuse_single_graph_options(const po::variables_map& vm) {
 
 }  // namespace
 
-int run_attention_frames(const CommandContext& ctx, const AttentionConfig& attention, const std::vector<int>& synthetic,
-                         const std::string& out_path) {
+int run_attention_frames(const CommandContext& ctx, const GraphArguments& graph, const FramesArguments& frames_options,
+                         const AttentionConfig& attention, const std::vector<int>& synthetic, const std::string& out_path) {
   const Communicator& comm = ctx.comm;
   const auto& vm = ctx.vm;
   const Log& log = ctx.log;
   Timer total;
-  const std::string path = vm["frames"].as<std::string>();
+  const std::string path = *frames_options.path;
   FrameConfig config;
   std::int64_t batch = 0;
   FrameOutputType output_type = FrameOutputType::float64;
   FrameStack stack;
   collective_try(comm, [&] {
     refuse_single_graph_options(vm);
-    batch = vm["frames-batch"].as<std::int64_t>();
+    batch = frames_options.batch;
     if (batch < 1) throw InputError("--frames-batch: must be >= 1 (got " + std::to_string(batch) + ")");
-    output_type = parse_frame_output_type(vm["frames-dtype"].as<std::string>());
-    config.graph = point_graph_options_from(vm);
+    output_type = parse_frame_output_type(frames_options.dtype);
+    config.graph = point_graph_options_from(graph);
     config.kernel = attention.kernel;
     config.walk = attention.walk;
     config.features = attention.features;
@@ -75,7 +75,7 @@ int run_attention_frames(const CommandContext& ctx, const AttentionConfig& atten
   const double need = static_cast<double>(std::min<std::int64_t>(batch, split[1] - split[0])) * static_cast<double>(largest) * d_v *
                           (output_type == FrameOutputType::float32 ? 12.0 : 8.0) + frame_bytes;  // float32: plus its copy
   log.info("memory      estimate per rank: " + fmt(need / (1 << 20), 1) + " MiB (one batch of output rows and one frame's graph, GRFs and features)");
-  check_memory_fits(comm, need, memory_limit_per_rank(comm, graph_options_from(vm).memory_limit), "the frames of " + path);
+  check_memory_fits(comm, need, memory_limit_per_rank(comm, graph_options_from(graph).memory_limit), "the frames of " + path);
 
   std::optional<H5Output> out;
   if (!out_path.empty()) {

@@ -1,6 +1,6 @@
 // `graphrf grf`: graph random features on a partitioned graph, written as anndata CSR with the
 // length-resolved walk information, kernel coefficients and walk statistics.
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/core/run_phase.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/grf/grf_output.hpp"
@@ -12,40 +12,52 @@
 
 namespace graphrf {
 
-void add_grf_options(po::options_description& desc) {
-  add_graph_options(desc);
-  add_kernel_options(desc);
-  add_walk_options(desc);
-  add_reference_options(desc, "kernel M and report ||estimate - M||_F / ||M||_F");
+namespace {
+
+struct GrfCommandOptions {
+  GraphArguments graph;
+  KernelArguments kernel;
+  WalkArguments walk;
+  ReferenceOptions reference;
+  std::string estimator;
+  std::optional<std::string> out;
+  bool by_length = false;
+};
+
+void declare_grf_options(po::options_description& desc, GrfCommandOptions& o) {
+  add_graph_options(desc, o.graph);
+  add_kernel_options(desc, o.kernel);
+  add_walk_options(desc, o.walk);
+  add_reference_options(desc, o.reference, "kernel M and report ||estimate - M||_F / ||M||_F");
   po::options_description output("estimator and output");
   output.add_options()
-      ("estimator", po::value<std::string>()->default_value("symmetric"), "symmetric | two-ensembles | asymmetric")
-      ("out", po::value<std::string>(), "HDF5 output (without it nothing is written)")
-      ("by-length", po::bool_switch(), "also write /grf_by_length (M_t for every walk length t, to re-weight f without "
+      ("estimator", po::value(&o.estimator)->default_value("symmetric"), "symmetric | two-ensembles | asymmetric")
+      ("out", optional_value(&o.out), "HDF5 output (without it nothing is written)")
+      ("by-length", po::bool_switch(&o.by_length), "also write /grf_by_length (M_t for every walk length t, to re-weight f without "
                                        "walking again; 1.5x the bytes of /grf)");
   desc.add(output);
 }
 
-int run_grf(const CommandContext& ctx) {
+int run_grf_command(const CommandContext& ctx, GrfCommandOptions& o) {
   const Communicator& comm = ctx.comm;
   GraphOptions graph_options;
   GrfRunOptions options;
   std::string out_path;
   ReferenceOptions reference;
   collective_try(comm, [&] {
-    reference = reference_options_from(ctx.vm);
-    graph_options = graph_options_from(ctx.vm);
-    options.kernel = kernel_spec_from(ctx.vm);
-    options.walk = walk_options_from(ctx.vm);
-    options.estimator = parse_estimator(ctx.vm["estimator"].as<std::string>());
-    options.by_length = ctx.vm["by-length"].as<bool>();
+    reference = reference_options_from(o.reference);
+    graph_options = graph_options_from(o.graph);
+    options.kernel = kernel_spec_from(o.kernel, o.walk.weights);
+    options.walk = walk_options_from(o.walk, ctx.vm);
+    options.estimator = parse_estimator(o.estimator);
+    options.by_length = o.by_length;
     options.memory_limit = graph_options.memory_limit;
-    if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
+    if (o.out) out_path = *o.out;
   });
   const Log& log = ctx.log;
   Timer total, phase;
   PhaseTimes phases;
-  const DistributedGraph g = load_graph_for_command(ctx, graph_options, out_path);
+  const DistributedGraph g = load_graph_for_command(ctx, o.graph, graph_options, out_path);
   phases.add("load", phase.seconds());
   bind_walk_weights(log, g, options.walk, options.kernel);
   check_reference_plan(g, reference, options.walk);
@@ -82,6 +94,13 @@ int run_grf(const CommandContext& ctx) {
   log.info(phases.line(total.seconds()));
   print_run_summary(log, comm, total.seconds());
   return 0;
+}
+
+}  // namespace
+
+Command grf_command() {
+  return make_command<GrfCommandOptions>("grf", "graph random features from distributed halting random walks",
+                                         declare_grf_options, run_grf_command);
 }
 
 }  // namespace graphrf

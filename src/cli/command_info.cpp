@@ -1,6 +1,6 @@
 // `graphrf info`: load, clean and partition a graph, print what it is and what the loader changed, and
 // optionally write it (nodes and normalised or raw adjacency) to HDF5.
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/commands.hpp"
 #include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/graph/graph_info.hpp"
@@ -11,33 +11,41 @@
 
 namespace graphrf {
 
-void add_info_options(po::options_description& desc) {
-  add_graph_options(desc);
+namespace {
+
+struct InfoCommandOptions {
+  GraphArguments graph;
+  std::optional<std::string> out;
+  std::string weights;
+};
+
+void declare_info_options(po::options_description& desc, InfoCommandOptions& o) {
+  add_graph_options(desc, o.graph);
   po::options_description output("output");
   output.add_options()
-      ("out", po::value<std::string>(), "write /nodes and /graph to this HDF5 file")
-      ("weights", po::value<std::string>()->default_value("normalized"),
+      ("out", optional_value(&o.out), "write /nodes and /graph to this HDF5 file")
+      ("weights", po::value(&o.weights)->default_value("normalized"),
        "/graph values: normalized (D^-1/2 A D^-1/2), raw (A), or combinatorial (A, the input graph, with attributes "
        "laplacian = \"D - A\" and max_degree: the self-loops the walks add are not written)");
   desc.add(output);
 }
 
-int run_info(const CommandContext& ctx) {
+int run_info_command(const CommandContext& ctx, InfoCommandOptions& o) {
   const Communicator& comm = ctx.comm;
   GraphOptions options;
   std::string out_path;
   AdjacencyValues values = AdjacencyValues::normalized;
   collective_try(comm, [&] {
-    options = graph_options_from(ctx.vm);
-    const WeightMode weights = parse_weight_mode(ctx.vm["weights"].as<std::string>());  // InputError naming --weights
+    options = graph_options_from(o.graph);
+    const WeightMode weights = parse_weight_mode(o.weights);  // InputError naming --weights
     if (weights == WeightMode::raw) values = AdjacencyValues::raw;
     if (weights == WeightMode::combinatorial) values = AdjacencyValues::combinatorial;
-    if (ctx.vm.count("out")) out_path = ctx.vm["out"].as<std::string>();
+    if (o.out) out_path = *o.out;
   });
   if (!out_path.empty()) check_output_writable(comm, out_path, command_inputs(ctx.vm));
 
   Timer total_timer;
-  const DistributedGraph g = load_command_graph(ctx, options);
+  const DistributedGraph g = load_command_graph(ctx, o.graph, options);
   if (!out_path.empty()) check_node_names_fit(g, memory_budget());  // before the report, not at the write
   PhaseTimes phases;
   const LoadReport& loaded = g.report;
@@ -64,6 +72,14 @@ int run_info(const CommandContext& ctx) {
   log.info(phases.line(total_seconds));
   print_run_summary(log, comm, total_seconds);
   return 0;
+}
+
+}  // namespace
+
+Command info_command() {
+  return make_command<InfoCommandOptions>(
+      "info", "load, clean and partition a graph; print its figures; optionally write it to HDF5", declare_info_options,
+      run_info_command);
 }
 
 }  // namespace graphrf

@@ -10,7 +10,7 @@ GpLearn parse_gp_learn(std::string_view s) {
   if (s == "none") return GpLearn::none;
   if (s == "hyper") return GpLearn::hyper;
   if (s == "f") return GpLearn::f;
-  throw InputError("--learn: expected none, hyper or f (got '" + std::string(s) + "')");
+  throw InputError("gp.learn: expected none, hyper or f (got '" + std::string(s) + "')");
 }
 
 const char* gp_learn_name(GpLearn l) {
@@ -30,8 +30,8 @@ bool kernel_has_beta(const KernelSpec& k) {
 GpParameters::GpParameters(KernelSpec kernel, GpLearn learn, int n_lengths, double sigma_f, double sigma_n)
     : kernel_(std::move(kernel)), learn_(learn), n_lengths_(n_lengths), sigma_f0_(sigma_f),
       learn_beta_(learn != GpLearn::f && kernel_has_beta(kernel_)) {
-  if (!(sigma_f > 0) || !std::isfinite(sigma_f)) throw InputError("--sigma-f: must be finite and > 0");
-  if (!(sigma_n > 0) || !std::isfinite(sigma_n)) throw InputError("--sigma-n: must be finite and > 0");
+  if (!(sigma_f > 0) || !std::isfinite(sigma_f)) throw InputError("gp.sigma_f: must be finite and > 0");
+  if (!(sigma_n > 0) || !std::isfinite(sigma_n)) throw InputError("gp.sigma_n: must be finite and > 0");
   if (learn_ == GpLearn::f) {
     for (double v : kernel_f_at(kernel_.beta)) initial_.push_back(sigma_f * v);
   } else {

@@ -106,8 +106,8 @@ double series_beta(const KernelSpec& s) { return s.beta * s.laplacian_scale; }
 // Appended to messages about beta when it is scaled, so that the number quoted can be traced back to --beta.
 std::string scale_note(const KernelSpec& s) {
   if (s.laplacian_scale == 1.0) return "";
-  return " [--weights combinatorial: the walks' series uses beta * d_max = " + format_number(s.beta) + " * " +
-         format_number(s.laplacian_scale) + "; lower --beta]";
+  return " [walk.weights combinatorial: the walks' series uses beta * d_max = " + format_number(s.beta) + " * " +
+         format_number(s.laplacian_scale) + "; lower kernel.beta]";
 }
 
 // A Laplacian scale other than 1 means h(scale * L) of L = I - W: only kernels that are functions of L have it.
@@ -116,7 +116,7 @@ void check_laplacian_scale(const KernelSpec& s) {
     throw std::invalid_argument("kernel: laplacian_scale must be finite and > 0 (got " + format_number(s.laplacian_scale) + ")");
   if (s.laplacian_scale != 1.0 && (s.kind == KernelKind::exp_adjacency || s.kind == KernelKind::p_step))
     option_error(kKernelOption, std::string(kernel_kind_name(s.kind)) + " is not a function of the combinatorial Laplacian "
-                 "D - A that graphrf supports (--weights combinatorial: use diffusion, regularized-laplacian, cosine, --alpha or --f)");
+                 "D - A that graphrf supports (walk.weights combinatorial: use diffusion, regularized-laplacian, cosine, kernel.alpha or kernel.f)");
 }
 
 double reg_c(const KernelSpec& s) { return series_beta(s) / (1.0 + series_beta(s)); }
@@ -152,7 +152,7 @@ std::vector<double> alpha_unchecked(const KernelSpec& s, int n) {
 }
 
 // The option that carries user coefficients: --alpha or --f.
-std::string_view coefficient_option(const KernelSpec& s) { return s.kind == KernelKind::alpha ? "--alpha" : "--f"; }
+std::string_view coefficient_option(const KernelSpec& s) { return s.kind == KernelKind::alpha ? "kernel.alpha" : "kernel.f"; }
 
 void check_coefficients(const KernelSpec& s, const char* symbol) {
   const std::string kind(kernel_kind_name(s.kind));

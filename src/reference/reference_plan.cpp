@@ -10,10 +10,10 @@ namespace graphrf {
 
 void validate(const ReferenceOptions& options) {
   if (options.dense_max < 0 || options.dense_max > kMaxDenseReferenceNodes)
-    throw InputError("--dense-reference-max: must be in 0 .. " + std::to_string(kMaxDenseReferenceNodes) + " (got " +
+    throw InputError("reference.dense_max: must be in 0 .. " + std::to_string(kMaxDenseReferenceNodes) + " (got " +
                      std::to_string(options.dense_max) + ")");
   if (options.samples < 2)
-    throw InputError("--reference-samples: must be >= 2 (got " + std::to_string(options.samples) + ")");
+    throw InputError("reference.samples: must be >= 2 (got " + std::to_string(options.samples) + ")");
 }
 
 double dense_eigendecomposition_seconds(std::int64_t n) {

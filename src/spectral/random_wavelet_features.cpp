@@ -19,45 +19,45 @@ namespace graphrf {
 
 WaveletOptions resolve_wavelet_options(std::int64_t n_global, const WaveletOptions& options) {
   WaveletOptions o = options;
-  if (o.rank < 1) throw InputError("--embedding-dim: K must be >= 1 for random wavelet features (got " + std::to_string(o.rank) + ")");
+  if (o.rank < 1) throw InputError("wavelet.rank: K must be >= 1 for random wavelet features (got " + std::to_string(o.rank) + ")");
   if (o.oversample == -1) o.oversample = std::max<std::int64_t>(o.rank / 10, 15);
   if (o.oversample < 2)
-    throw InputError("--oversample: r must be >= 2 for random wavelet features, or -1 for max(K/10, 15) (got " +
+    throw InputError("wavelet.oversample: r must be >= 2 for random wavelet features, or -1 for max(K/10, 15) (got " +
                      std::to_string(o.oversample) + ")");
   if (o.degree_chi < 1)
-    throw InputError("--degree-chi: the low-pass degree must be >= 1 (got " + std::to_string(o.degree_chi) + ")");
+    throw InputError("wavelet.degree_chi: the low-pass degree must be >= 1 (got " + std::to_string(o.degree_chi) + ")");
   if (o.subspace_iterations != -1 && o.subspace_iterations < 1)
-    throw InputError("--subspace-iterations: the number of low-pass passes must be >= 1, or -1 for automatic (got " +
+    throw InputError("wavelet.subspace_iterations: the number of low-pass passes must be >= 1, or -1 for automatic (got " +
                      std::to_string(o.subspace_iterations) + ")");
   if (o.degree_h < 1)
-    throw InputError("--degree-h: the kernel polynomial degree must be >= 1 (got " + std::to_string(o.degree_h) + ")");
+    throw InputError("wavelet.degree_h: the kernel polynomial degree must be >= 1 (got " + std::to_string(o.degree_h) + ")");
   if (o.eigencount_order < 1)
-    throw InputError("--eigencount-order: the eigencount filter degree must be >= 1 (got " +
+    throw InputError("wavelet.eigencount_order: the eigencount filter degree must be >= 1 (got " +
                      std::to_string(o.eigencount_order) + ")");
   if (!(o.dichotomy_eps > 0.0 && o.dichotomy_eps < 1.0))
-    throw InputError("--dichotomy-eps: must be in (0, 1) (got " + format_number(o.dichotomy_eps, 6) + ")");
+    throw InputError("wavelet.dichotomy_eps: must be in (0, 1) (got " + format_number(o.dichotomy_eps, 6) + ")");
   if (!(o.count_tolerance >= 0.0) || !std::isfinite(o.count_tolerance))
-    throw InputError("--count-tolerance: must be >= 0 (got " + format_number(o.count_tolerance, 6) + ")");
+    throw InputError("wavelet.count_tolerance: must be >= 0 (got " + format_number(o.count_tolerance, 6) + ")");
   if (o.n_probe == -1) o.n_probe = default_probe_count(n_global);
   if (o.n_probe < 1)
-    throw InputError("--probes: the eigencount needs >= 1 probe columns, or -1 for 2 round(ln N) (got " +
+    throw InputError("wavelet.n_probe: the eigencount needs >= 1 probe columns, or -1 for 2 round(ln N) (got " +
                      std::to_string(o.n_probe) + ")");
   if (!std::isfinite(o.lambda_max))
-    throw InputError("--lambda-max: must be finite (got " + format_number(o.lambda_max, 6) + ")");
+    throw InputError("wavelet.lambda_max: must be finite (got " + format_number(o.lambda_max, 6) + ")");
   if (o.rank + o.oversample >= n_global)
-    throw InputError("--embedding-dim: random wavelet features need K + r < N, but K = " + std::to_string(o.rank) + " and r = " +
-                     std::to_string(o.oversample) + " (--oversample) give " + std::to_string(o.rank + o.oversample) +
+    throw InputError("wavelet.rank: random wavelet features need K + r < N, but K = " + std::to_string(o.rank) + " and r = " +
+                     std::to_string(o.oversample) + " (wavelet.oversample) give " + std::to_string(o.rank + o.oversample) +
                      " >= N = " + std::to_string(n_global) +
-                     "; use a smaller --embedding-dim or --oversample (a graph this small is better served by an exact kernel)");
+                     "; use a smaller wavelet.rank or wavelet.oversample (a graph this small is better served by an exact kernel)");
   return o;
 }
 
 void check_wavelet_kernel(const std::function<double(double)>& h, double lambda_max, int degree_h) {
-  if (!h) throw InputError("--kernel: no kernel function given for random wavelet features");
+  if (!h) throw InputError("wavelet.kernel: no kernel function given for random wavelet features");
   auto check = [&](double x) {
     const double v = h(x);
     if (!(v > 0.0) || !std::isfinite(v))
-      throw InputError("--kernel: h(lambda) must be > 0 on [0, " + format_number(lambda_max, 6) + "] for random wavelet features (h(" +
+      throw InputError("wavelet.kernel: h(lambda) must be > 0 on [0, " + format_number(lambda_max, 6) + "] for random wavelet features (h(" +
                        format_number(x, 6) + ") = " + format_number(v, 6) + ")");
   };
   constexpr int kGrid = 4000;
@@ -129,9 +129,9 @@ WaveletResult random_wavelet_features(const DistributedOperator& laplacian, cons
     } catch (const RankDeficientError& e) {
       // Numerically rank-deficient blocks are handled inside the QR; this is a zero or non-finite column (or no
       // convergence). The Gram matrices are the same bits on every rank, so every rank lands here together.
-      throw InputError("--embedding-dim: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
+      throw InputError("wavelet.rank: could not orthonormalise the filtered block p_chi(L) G of K + r = " + std::to_string(b) +
                            " columns (lambda_K = " + format_number(res.lambda_k, 6) + "): " + e.what() +
-                           "; check that the operator returns finite values, or lower --embedding-dim or --oversample",
+                           "; check that the operator returns finite values, or lower wavelet.rank or wavelet.oversample",
                        /*collective=*/true);
     }
     if (pass < res.subspace_iterations) block = std::move(qr.q_local);

@@ -22,8 +22,8 @@ PageRankResult run_pagerank(const DistributedGraph& g, const PageRankRunOptions&
   if (weighted) walk.step = StepRule::weighted;
   collective_try(comm, [&] {
     if (weighted && is_repelling(walk.coupling))
-      throw InputError("--coupling " + std::string(coupling_name(walk.coupling)) + ": repelling walkers spread over neighbours "
-                       "uniformly, but the graph has arc weights; use --step uniform (weights ignored) or a coupling without repelling");
+      throw InputError("walk.coupling " + std::string(coupling_name(walk.coupling)) + ": repelling walkers spread over neighbours "
+                       "uniformly, but the graph has arc weights; use walk.step uniform (weights ignored) or a coupling without repelling");
   });
   log.info("pagerank    damping " + fmt(1 - walk.p_halt, 3) + ", " + std::to_string(walk.walkers) + " walkers per node, coupling " +
            coupling_name(walk.coupling) + ", max-length " + std::to_string(walk.max_length) + ", P = D_out^-1 A on " +

@@ -28,7 +28,7 @@ const char* coupling_name(Coupling c) {
 Coupling parse_coupling(std::string_view s) {
   for (Coupling c : kCouplings)
     if (s == coupling_name(c)) return c;
-  throw InputError("--coupling: unknown coupling '" + std::string(s) +
+  throw InputError("walk.coupling: unknown coupling '" + std::string(s) +
                    "' (expected iid, antithetic, sigma, repelling, antithetic+repelling or sigma+repelling)");
 }
 
@@ -75,7 +75,7 @@ std::vector<int> parse_sigma(const std::string& text, const std::string& source)
 
 std::vector<int> read_sigma_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InputError("--sigma: cannot open '" + path + "'");
+  if (!in) throw InputError("walk.sigma: cannot open '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_sigma(text.str(), path);
@@ -84,14 +84,14 @@ std::vector<int> read_sigma_file(const std::string& path) {
 StepRule parse_step_rule(std::string_view s) {
   if (s == "uniform") return StepRule::uniform;
   if (s == "weighted") return StepRule::weighted;
-  throw InputError("--step: unknown step rule '" + std::string(s) + "' (expected uniform or weighted)");
+  throw InputError("walk.step: unknown step rule '" + std::string(s) + "' (expected uniform or weighted)");
 }
 
 WeightMode parse_weight_mode(std::string_view s) {
   if (s == "normalized") return WeightMode::normalized;
   if (s == "raw") return WeightMode::raw;
   if (s == "combinatorial") return WeightMode::combinatorial;
-  throw InputError("--weights: expected normalized, raw or combinatorial (got '" + std::string(s) + "')");
+  throw InputError("walk.weights: expected normalized, raw or combinatorial (got '" + std::string(s) + "')");
 }
 
 const char* weight_mode_name(WeightMode m) {
@@ -109,30 +109,30 @@ bool starts_walkers(const WalkOptions& o, std::int64_t canonical_index) {
 
 void validate(const WalkOptions& o) {
   if (!o.fixed_length && !(o.p_halt > 0.0 && o.p_halt < 1.0))
-    throw InputError("--p-halt: must be in (0, 1) (got " + std::to_string(o.p_halt) + ")");
-  if (o.walkers < 1) throw InputError("--walkers: must be >= 1 (got " + std::to_string(o.walkers) + ")");
+    throw InputError("walk.p_halt: must be in (0, 1) (got " + std::to_string(o.p_halt) + ")");
+  if (o.walkers < 1) throw InputError("walk.walkers: must be >= 1 (got " + std::to_string(o.walkers) + ")");
   if (o.walkers > 1000000)
-    throw InputError("--walkers: at most 1000000 walkers per node (got " + std::to_string(o.walkers) + ")");
+    throw InputError("walk.walkers: at most 1000000 walkers per node (got " + std::to_string(o.walkers) + ")");
   if (termination_of(o.coupling) != Termination::iid && o.walkers % 2 != 0)
-    throw InputError(std::string("--walkers: ") + coupling_name(o.coupling) +
+    throw InputError(std::string("walk.walkers: ") + coupling_name(o.coupling) +
                      " coupling pairs walkers k and k + n/2, so n must be even (got " + std::to_string(o.walkers) + ")");
   if (termination_of(o.coupling) == Termination::sigma && o.sigma.empty())
-    throw InputError(std::string("--coupling ") + coupling_name(o.coupling) +
-                     ": needs a permutation, --sigma FILE (learn one with graphrf couple)");
+    throw InputError(std::string("walk.coupling ") + coupling_name(o.coupling) +
+                     ": needs a permutation, walk.sigma FILE (learn one with graphrf couple)");
   if (is_repelling(o.coupling) && o.step != StepRule::uniform)
-    throw InputError(std::string("--coupling ") + coupling_name(o.coupling) +
-                     ": repelling walks spread walkers over neighbours uniformly; use --step uniform");
+    throw InputError(std::string("walk.coupling ") + coupling_name(o.coupling) +
+                     ": repelling walks spread walkers over neighbours uniformly; use walk.step uniform");
   if (o.quantile >= 0 && o.quantile >= o.quantile_order)
     throw Error("walk options: quantile " + std::to_string(o.quantile) + " of " + std::to_string(o.quantile_order));
   if (o.start_every < 1) throw Error("walk options: start_every must be >= 1");
-  if (o.max_length < 0) throw InputError("--max-length: must be >= 0 (got " + std::to_string(o.max_length) + ")");
+  if (o.max_length < 0) throw InputError("walk.max_length: must be >= 0 (got " + std::to_string(o.max_length) + ")");
   if (o.fixed_length && (termination_of(o.coupling) != Termination::iid || o.quantile >= 0))
-    throw InputError(std::string("--fixed-length: walkers never halt, so --coupling ") + coupling_name(o.coupling) +
+    throw InputError(std::string("walk.fixed_length: walkers never halt, so walk.coupling ") + coupling_name(o.coupling) +
                      " (a coupling of halting) does not apply; use iid or repelling");
-  if (o.fixed_length && o.max_length < 1) throw InputError("--fixed-length: must be >= 1 (got " + std::to_string(o.max_length) + ")");
-  if (o.max_length > 100000) throw InputError("--max-length: at most 100000 (got " + std::to_string(o.max_length) + ")");
+  if (o.fixed_length && o.max_length < 1) throw InputError("walk.fixed_length: must be >= 1 (got " + std::to_string(o.max_length) + ")");
+  if (o.max_length > 100000) throw InputError("walk.max_length: at most 100000 (got " + std::to_string(o.max_length) + ")");
   if (!(o.scale > 0.0) || !std::isfinite(o.scale))
-    throw InputError("--scale: must be finite and > 0 (got " + std::to_string(o.scale) + ")");
+    throw InputError("walk.scale: must be finite and > 0 (got " + std::to_string(o.scale) + ")");
 }
 
 }  // namespace graphrf

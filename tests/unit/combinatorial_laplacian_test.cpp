@@ -179,7 +179,7 @@ TEST(CombinatorialLaplacian, KernelsThatAreNotFunctionsOfLAreRefused) {
       validate_parameters(k);
       ADD_FAILURE() << kernel_kind_name(kind) << " accepted";
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("--kernel"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("kernel.kind"), std::string::npos) << e.what();
     }
   }
   KernelSpec k;

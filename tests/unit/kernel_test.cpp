@@ -75,8 +75,8 @@ TEST(Kernel, ParseKindRoundTripsAndRejectsUnknownNames) {
     EXPECT_EQ(kernel_kind_name(parse_kernel_kind(name)), name);
   EXPECT_EQ(parse_kernel_kind("p-step"), KernelKind::p_step);
   expect_input_error([] { parse_kernel_kind("heat"); },
-                     {"--kernel: unknown kernel 'heat' (expected ", "diffusion", "regularized-laplacian", "cosine"});
-  expect_input_error([] { parse_kernel_kind("Diffusion"); }, {"--kernel"});
+                     {"kernel.kind: unknown kernel 'heat' (expected ", "diffusion", "regularized-laplacian", "cosine"});
+  expect_input_error([] { parse_kernel_kind("Diffusion"); }, {"kernel.kind"});
 }
 
 TEST(Kernel, AlphaMatchesClosedFormsWithPrefactors) {
@@ -276,64 +276,64 @@ TEST(Kernel, BadInputThrowsInputErrorNamingTheOption) {
     validate(named(KernelKind::diffusion, -1.0), 1.0);
     ADD_FAILURE() << "no throw";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--beta: diffusion needs beta > 0 (got -1)");
+    EXPECT_STREQ(e.what(), "kernel.beta: diffusion needs beta > 0 (got -1)");
   }
   for (KernelKind k : {KernelKind::diffusion, KernelKind::exp_adjacency, KernelKind::regularized_laplacian,
                        KernelKind::cosine})
     for (double b : {0.0, -0.5, nan, inf})
-      expect_input_error([&] { validate(named(k, b), 1.0); }, {"--beta: ", "beta"});
+      expect_input_error([&] { validate(named(k, b), 1.0); }, {"kernel.beta: ", "beta"});
   for (KernelKind k : {KernelKind::diffusion, KernelKind::exp_adjacency, KernelKind::cosine})
-    expect_input_error([&] { validate(named(k, 800.0), 1.0); }, {"--beta: ", "beta <= 700"});
+    expect_input_error([&] { validate(named(k, 800.0), 1.0); }, {"kernel.beta: ", "beta <= 700"});
 
   expect_input_error([] { validate(named(KernelKind::regularized_laplacian, 1.0, 0.0), 1.0); },
-                     {"--power: ", "power > 0 (got 0)"});
-  expect_input_error([] { validate(named(KernelKind::regularized_laplacian, 1.0, -2.0), 1.0); }, {"--power: "});
-  expect_input_error([&] { validate(named(KernelKind::regularized_laplacian, 1.0, nan), 1.0); }, {"--power: "});
+                     {"kernel.power: ", "power > 0 (got 0)"});
+  expect_input_error([] { validate(named(KernelKind::regularized_laplacian, 1.0, -2.0), 1.0); }, {"kernel.power: "});
+  expect_input_error([&] { validate(named(KernelKind::regularized_laplacian, 1.0, nan), 1.0); }, {"kernel.power: "});
   expect_input_error([] { validate(named(KernelKind::regularized_laplacian, 1e10, 40.0), 1.0); },
-                     {"--power: ", "underflows"});
+                     {"kernel.power: ", "underflows"});
 
   expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 2.5, 2.0), 1.0); },
-                     {"--power: ", "integer power >= 1 (got 2.5)"});
-  expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 0.0, 2.0), 1.0); }, {"--power: "});
-  expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 5000.0, 2.0), 1.0); }, {"--power: "});
+                     {"kernel.power: ", "integer power >= 1 (got 2.5)"});
+  expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 0.0, 2.0), 1.0); }, {"kernel.power: "});
+  expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 5000.0, 2.0), 1.0); }, {"kernel.power: "});
   expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 2.0, 1.5), 1.0); },
-                     {"--shift: ", "shift >= 2 (got 1.5)"});
-  expect_input_error([&] { validate(named(KernelKind::p_step, 1.0, 2.0, nan), 1.0); }, {"--shift: "});
+                     {"kernel.shift: ", "shift >= 2 (got 1.5)"});
+  expect_input_error([&] { validate(named(KernelKind::p_step, 1.0, 2.0, nan), 1.0); }, {"kernel.shift: "});
 
   // cos(beta) <= 0: alpha_0 <= 0, no real f.
   expect_input_error([] { validate(named(KernelKind::cosine, 2.0), 1.0); },
-                     {"--beta: ", "alpha_0", "<= 0: the kernel has no real square root f (f_0 = sqrt(alpha_0))"});
+                     {"kernel.beta: ", "alpha_0", "<= 0: the kernel has no real square root f (f_0 = sqrt(alpha_0))"});
 
   // User coefficients.
   expect_input_error([] { validate(user(KernelKind::alpha, {0.0, 1.0}), 1.0); },
-                     {"--alpha: alpha_0 = 0 <= 0: the kernel has no real square root f"});
-  expect_input_error([] { validate(user(KernelKind::alpha, {-1.0}), 1.0); }, {"--alpha: ", "alpha_0 = -1"});
-  expect_input_error([] { validate(user(KernelKind::alpha, {}), 1.0); }, {"--alpha: ", "at least one"});
+                     {"kernel.alpha: alpha_0 = 0 <= 0: the kernel has no real square root f"});
+  expect_input_error([] { validate(user(KernelKind::alpha, {-1.0}), 1.0); }, {"kernel.alpha: ", "alpha_0 = -1"});
+  expect_input_error([] { validate(user(KernelKind::alpha, {}), 1.0); }, {"kernel.alpha: ", "at least one"});
   expect_input_error([&] { validate(user(KernelKind::alpha, {1.0, nan}), 1.0); },
-                     {"--alpha: ", "alpha_1", "not finite"});
+                     {"kernel.alpha: ", "alpha_1", "not finite"});
   expect_input_error([&] { validate(user(KernelKind::f, {1.0, 2.0, inf}), 1.0); },
-                     {"--f: ", "f_2", "not finite"});
-  expect_input_error([] { validate(user(KernelKind::f, {}), 1.0); }, {"--f: "});
-  expect_input_error([] { validate(user(KernelKind::f, {0.0, 0.0}), 1.0); }, {"--f: ", "zero"});
+                     {"kernel.f: ", "f_2", "not finite"});
+  expect_input_error([] { validate(user(KernelKind::f, {}), 1.0); }, {"kernel.f: "});
+  expect_input_error([] { validate(user(KernelKind::f, {0.0, 0.0}), 1.0); }, {"kernel.f: ", "zero"});
 
   // Divergence. Regularized: c rho < 1 with c = 1/2 needs rho < 2.
   EXPECT_NO_THROW(validate(named(KernelKind::regularized_laplacian, 1.0, 1.0), 1.9));
   expect_input_error([] { validate(named(KernelKind::regularized_laplacian, 1.0, 1.0), 2.0); },
-                     {"--beta: ", "diverges", "c * rho", "radius of convergence 1/c = 2"});
+                     {"kernel.beta: ", "diverges", "c * rho", "radius of convergence 1/c = 2"});
   // Cosine: beta = pi/4 reaches the radius 1 exactly (allowed); beta = 1 has a zero at |x| = 0.57 < 1.
   EXPECT_NO_THROW(validate(named(KernelKind::cosine, std::numbers::pi / 4), 1.0));
-  expect_input_error([] { validate(named(KernelKind::cosine, 1.0), 1.0); }, {"--beta: ", "cosine f series diverges"});
+  expect_input_error([] { validate(named(KernelKind::cosine, 1.0), 1.0); }, {"kernel.beta: ", "cosine f series diverges"});
   // Odd p-step: the f series needs rho <= shift - 1; even p-step has a finite f.
   EXPECT_NO_THROW(validate(named(KernelKind::p_step, 1.0, 3.0, 2.0), 1.0));
-  expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 3.0, 2.0), 1.5); }, {"--shift: ", "diverges"});
+  expect_input_error([] { validate(named(KernelKind::p_step, 1.0, 3.0, 2.0), 1.5); }, {"kernel.shift: ", "diverges"});
   EXPECT_NO_THROW(validate(named(KernelKind::p_step, 1.0, 2.0, 2.0), 5.0));
   EXPECT_THROW(validate(named(KernelKind::diffusion), -1.0), std::invalid_argument);
 
   // The low-level entry points check too.
   expect_input_error([] { modulation_f(std::vector<double>{-2.0, 1.0}); },
-                     {"--kernel: alpha_0 = -2 <= 0: the kernel has no real square root f (f_0 = sqrt(alpha_0))"});
-  expect_input_error([] { modulation_f(std::vector<double>{0.0}); }, {"--kernel: ", "alpha_0 = 0"});
-  expect_input_error([] { kernel_alpha(named(KernelKind::diffusion, -1.0), 5); }, {"--beta: "});
-  expect_input_error([] { kernel_f(named(KernelKind::cosine, 3.0), 5); }, {"--beta: ", "alpha_0"});
-  expect_input_error([] { kernel_of_w_eigenvalue(named(KernelKind::p_step, 1.0, 1.5), 0.0); }, {"--power: "});
+                     {"kernel.kind: alpha_0 = -2 <= 0: the kernel has no real square root f (f_0 = sqrt(alpha_0))"});
+  expect_input_error([] { modulation_f(std::vector<double>{0.0}); }, {"kernel.kind: ", "alpha_0 = 0"});
+  expect_input_error([] { kernel_alpha(named(KernelKind::diffusion, -1.0), 5); }, {"kernel.beta: "});
+  expect_input_error([] { kernel_f(named(KernelKind::cosine, 3.0), 5); }, {"kernel.beta: ", "alpha_0"});
+  expect_input_error([] { kernel_of_w_eigenvalue(named(KernelKind::p_step, 1.0, 1.5), 0.0); }, {"kernel.power: "});
 }

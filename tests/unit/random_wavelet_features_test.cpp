@@ -184,21 +184,21 @@ TEST(RandomWaveletFeatures, BadInputThrowsInputErrorNamingTheOption) {
     return run(o, h);
   };
   EXPECT_EQ(run(ok, [](double x) { return x < 1.3 ? 1.0 : -0.2; }),
-            "--kernel: h(lambda) must be > 0 on [0, 2] for random wavelet features (h(1.3) = -0.2)");
-  EXPECT_EQ(run(ok, [](double x) { return x; }).rfind("--kernel: h(lambda) must be > 0 on [0, 2]", 0), 0u);  // h(0) = 0
-  EXPECT_EQ(run(ok, [](double) { return std::nan(""); }).rfind("--kernel:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 0; }).rfind("--embedding-dim:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.oversample = 1; }).rfind("--oversample:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.degree_chi = 0; }).rfind("--degree-chi:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.degree_h = 0; }).rfind("--degree-h:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.subspace_iterations = 0; }).rfind("--subspace-iterations:", 0), 0u);
+            "wavelet.kernel: h(lambda) must be > 0 on [0, 2] for random wavelet features (h(1.3) = -0.2)");
+  EXPECT_EQ(run(ok, [](double x) { return x; }).rfind("wavelet.kernel: h(lambda) must be > 0 on [0, 2]", 0), 0u);  // h(0) = 0
+  EXPECT_EQ(run(ok, [](double) { return std::nan(""); }).rfind("wavelet.kernel:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 0; }).rfind("wavelet.rank:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.oversample = 1; }).rfind("wavelet.oversample:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.degree_chi = 0; }).rfind("wavelet.degree_chi:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.degree_h = 0; }).rfind("wavelet.degree_h:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.subspace_iterations = 0; }).rfind("wavelet.subspace_iterations:", 0), 0u);
   EXPECT_EQ(with([](WaveletOptions& o) { o.subspace_iterations = -1; }), "(no InputError)");
-  EXPECT_EQ(with([](WaveletOptions& o) { o.eigencount_order = 0; }).rfind("--eigencount-order:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.dichotomy_eps = 1.0; }).rfind("--dichotomy-eps:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.count_tolerance = -1.0; }).rfind("--count-tolerance:", 0), 0u);
-  EXPECT_EQ(with([](WaveletOptions& o) { o.n_probe = 0; }).rfind("--probes:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.eigencount_order = 0; }).rfind("wavelet.eigencount_order:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.dichotomy_eps = 1.0; }).rfind("wavelet.dichotomy_eps:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.count_tolerance = -1.0; }).rfind("wavelet.count_tolerance:", 0), 0u);
+  EXPECT_EQ(with([](WaveletOptions& o) { o.n_probe = 0; }).rfind("wavelet.n_probe:", 0), 0u);
   // K + r >= N is refused (no silent switch to an exact method): 21 + 15 = 36 = N.
   const auto too_big = with([](WaveletOptions& o) { o.rank = 21; });
-  EXPECT_EQ(too_big.rfind("--embedding-dim: random wavelet features need K + r < N, but K = 21 and r = 15", 0), 0u) << too_big;
+  EXPECT_EQ(too_big.rfind("wavelet.rank: random wavelet features need K + r < N, but K = 21 and r = 15", 0), 0u) << too_big;
   EXPECT_EQ(with([](WaveletOptions& o) { o.rank = 20; }), "(no InputError)");  // 20 + 15 = 35 < 36
 }

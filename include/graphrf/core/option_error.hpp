@@ -1,5 +1,6 @@
 #pragma once
-// One-line errors about a command-line option, shared by every module that validates user parameters.
+// One-line errors about a field of an options struct (e.g. kernel.beta), shared by every module that validates
+// user parameters; the app names the flag that fills the field.
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -8,7 +9,7 @@
 
 namespace graphrf {
 
-// Throws InputError("--option: message").
+// Throws InputError("field: message").
 [[noreturn]] inline void option_error(std::string_view option, const std::string& message) {
   throw InputError(std::string(option) + ": " + message);
 }

@@ -54,14 +54,14 @@ struct KernelSpec {
   std::vector<double> coefficients;  // kind alpha: alpha_0, alpha_1, ...; kind f: f_0, f_1, ...
 };
 
-// Command-line option names used in error messages (the CLI should register exactly these).
-inline constexpr std::string_view kKernelOption = "--kernel";
-inline constexpr std::string_view kBetaOption = "--beta";
-inline constexpr std::string_view kPowerOption = "--power";
-inline constexpr std::string_view kShiftOption = "--shift";
+// The fields errors name (the app shows the flag that fills each one, e.g. --beta).
+inline constexpr std::string_view kKernelOption = "kernel.kind";
+inline constexpr std::string_view kBetaOption = "kernel.beta";
+inline constexpr std::string_view kPowerOption = "kernel.power";
+inline constexpr std::string_view kShiftOption = "kernel.shift";
 
 // "diffusion", "exp-adjacency", "regularized-laplacian", "p-step", "cosine", and also "alpha" and "f"
-// (user coefficients). InputError: "--kernel: unknown kernel 'x' (expected ...)".
+// (user coefficients). InputError: "kernel.kind: unknown kernel 'x' (expected ...)".
 KernelKind parse_kernel_kind(std::string_view name);
 // Inverse of parse_kernel_kind.
 std::string_view kernel_kind_name(KernelKind kind);
@@ -69,7 +69,7 @@ std::string_view kernel_kind_name(KernelKind kind);
 // Checks the parameters that do not depend on W (signs, integrality, finiteness, alpha_0 > 0 so that
 // f_0 = sqrt(alpha_0) is real and positive, prefactor neither overflowing nor underflowing, a laplacian_scale
 // other than 1 only for diffusion, regularized-laplacian, cosine, alpha and f).
-// Throws InputError naming the option.
+// Throws InputError naming the field.
 void validate_parameters(const KernelSpec& spec);
 
 // validate_parameters plus convergence for a W with spectral radius rho (pass 1 for the normalised

@@ -4,6 +4,8 @@
 #include <boost/program_options.hpp>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,21 +34,62 @@ struct CommandContext {
   std::string config_text;   // the effective configuration as INI, for /config
 };
 
+// A command: its name, its one-line summary, and `bind`, which creates the command's options object, declares
+// every option bound to the field it fills, and returns the run reading that object (alive from the parse,
+// through po::notify which fills the fields, to the end of the run). make_command builds one.
 struct Command {
   std::string name;
   std::string summary;
-  std::function<void(po::options_description&)> add_options;
-  std::function<int(const CommandContext&)> run;
+  std::function<std::function<int(const CommandContext&)>(po::options_description&)> bind;
 };
+
+// The command whose `declare(desc, options)` binds its options to the fields of one Options object and whose
+// `run(ctx, options)` reads them (after po::notify; conversions of text, e.g. enums and lists, are made by the
+// functions next to the declarations, called at the start of the run so their errors name INI lines too).
+template <class Options>
+Command make_command(std::string name, std::string summary,
+                     std::function<void(po::options_description&, Options&)> declare,
+                     std::function<int(const CommandContext&, Options&)> run) {
+  return {std::move(name), std::move(summary), [declare, run](po::options_description& desc) {
+            auto options = std::make_shared<Options>();
+            declare(desc, *options);
+            return std::function<int(const CommandContext&)>(
+                [options, run](const CommandContext& ctx) { return run(ctx, *options); });
+          }};
+}
+
+// A command whose run still reads its options from ctx.vm by name (the benchmarks not yet bound).
+inline Command make_unbound_command(std::string name, std::string summary,
+                                    std::function<void(po::options_description&)> add_options,
+                                    std::function<int(const CommandContext&)> run) {
+  return {std::move(name), std::move(summary), [add_options, run](po::options_description& desc) {
+            add_options(desc);
+            return run;
+          }};
+}
+
+// An option without a default, bound to `field`: set by po::notify when given, empty otherwise.
+template <class T>
+po::typed_value<T>* optional_value(std::optional<T>* field) {
+  return po::value<T>()->notifier([field](const T& value) { *field = value; });
+}
 
 const std::vector<Command>& commands();
 int run_cli(const Communicator& comm, int argc, char** argv);
 
-// The --graph family shared by commands that load a graph.
-void add_graph_options(po::options_description& desc);
-GraphOptions graph_options_from(const po::variables_map& vm);
+// The --graph family shared by commands that load a graph, bound: the fields of GraphOptions and
+// PointGraphOptions taken as given, the rest as written (checked by graph_options_from and
+// point_graph_options_from).
+struct GraphArguments {
+  GraphOptions options;        // --graph, --format, --partition, --keep-self-loops, --weight-column
+  PointGraphOptions points;    // --knn, --radius, --edge-sigma
+  std::string duplicates, ids, points_format, knn_mode, edge_weight;
+  std::optional<std::string> points_path, memory_limit;  // --points, --memory-limit
+};
+void add_graph_options(po::options_description& desc, GraphArguments& a);
+GraphOptions graph_options_from(const GraphArguments& a);
 // --knn, --radius, --knn-mode, --edge-weight, --edge-sigma (InputError naming the option).
-PointGraphOptions point_graph_options_from(const po::variables_map& vm);
+PointGraphOptions point_graph_options_from(const GraphArguments& a);
 
 // Collective: InputError "OPTION PATH: cannot open: REASON" unless the file can be read. For inputs named by
 // options (--qkv, partition files), checked before the graph is loaded.
@@ -58,18 +101,19 @@ std::vector<NamedInput> command_inputs(const po::variables_map& vm);
 
 // The graph of --points (built on the cloud) or of --graph (read or generated); refuses the options of the
 // source not taken. Collective.
-DistributedGraph load_command_graph(const CommandContext& ctx, const GraphOptions& options);
+DistributedGraph load_command_graph(const CommandContext& ctx, const GraphArguments& arguments,
+                                    const GraphOptions& options);
 // The start of every compute command: check that --out can be written (before any work), load and
 // partition the graph, and log the graph.
-DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphOptions& options,
-                                        const std::string& out_path);
+DistributedGraph load_graph_for_command(const CommandContext& ctx, const GraphArguments& arguments,
+                                        const GraphOptions& options, const std::string& out_path);
 
 // The non-empty items of a `sep`-separated list option (e.g. --graphs a;b, --couplings iid,sigma).
 std::vector<std::string> split_list(const std::string& text, char sep);
 // The benchmarks' --walkers-list and --p-halt-list: each item checked as --walkers and --p-halt check theirs
 // (InputError naming the list option and the item).
-std::vector<std::int64_t> walkers_list_from(const po::variables_map& vm);
-std::vector<double> p_halt_list_from(const po::variables_map& vm);
+std::vector<std::int64_t> walkers_list_from(const std::string& text);
+std::vector<double> p_halt_list_from(const std::string& text);
 
 // Refuses what Boost would accept silently: stray positional words and a sign on unsigned options (-1 would
 // become 2^64 - 1). `where` prefixes the message (e.g. "FILE:LINE: " for INI lines, "" for the command line).
@@ -86,6 +130,10 @@ ConfigOrigins store_config_file(const std::string& path, const po::options_descr
 // For an error message "--NAME..." about an option the INI file set: that line's "FILE:LINE" ("" otherwise).
 std::string config_origin(const std::string& message, const ConfigOrigins& origins);
 
+// A library error as the user reads it: every field it names ("kernel.beta", "walk.p_halt") replaced by the
+// flag that fills it ("--beta", "--p-halt"); option_fields.cpp holds the table.
+std::string with_option_flags(const std::string& message);
+
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
 
@@ -97,18 +145,39 @@ void check_slurm_launch(const Communicator& comm);
 
 namespace graphrf {
 
-// --kernel, --beta, --power, --shift, --alpha, --f (shared by grf, attention and wavelet).
-void add_kernel_options(po::options_description& desc);
-KernelSpec kernel_spec_from(const po::variables_map& vm);
-// --walkers, --p-halt, --max-length, --seed, --coupling, --sigma, --step, --weights, --scale.
-void add_walk_options(po::options_description& desc);
+// --kernel, --beta, --power, --shift, --alpha, --f (shared by grf, attention and wavelet), bound: beta, power
+// and shift into the spec, the rest as written (checked by kernel_spec_from).
+struct KernelArguments {
+  KernelSpec spec;  // --beta, --power, --shift
+  std::string kernel;
+  std::optional<std::string> alpha, f;
+};
+void add_kernel_options(po::options_description& desc, KernelArguments& a);
+// `weights` is --weights of the command's walks ("" without walk options): combinatorial refuses
+// exp-adjacency and p-step.
+KernelSpec kernel_spec_from(const KernelArguments& a, const std::string& weights = "");
 // --coupling, --sigma (part of the walk options; also used alone by commands with their own walk defaults).
-void add_coupling_options(po::options_description& desc);
-void read_coupling_options(const po::variables_map& vm, WalkOptions& o);
-WalkOptions walk_options_from(const po::variables_map& vm);
+struct CouplingArguments {
+  std::string coupling;
+  std::optional<std::string> sigma;  // a file
+};
+void add_coupling_options(po::options_description& desc, CouplingArguments& a);
+void read_coupling_options(const CouplingArguments& a, WalkOptions& o);
+// --walkers, --p-halt, --max-length, --fixed-length, --seed, --coupling, --sigma, --step, --weights, --scale,
+// bound: walkers, p_halt, max_length, seed and scale into the options, the rest as written.
+struct WalkArguments {
+  WalkOptions options;
+  CouplingArguments coupling;
+  std::string step, weights;
+  std::optional<std::int64_t> fixed_length;
+};
+void add_walk_options(po::options_description& desc, WalkArguments& a);
+// vm says whether --p-halt and --max-length were given (--fixed-length replaces them).
+WalkOptions walk_options_from(const WalkArguments& a, const po::variables_map& vm);
 // --reference, --dense-reference-max, --reference-samples; `what` says what the reference checks.
-void add_reference_options(po::options_description& desc, const std::string& what);
-ReferenceOptions reference_options_from(const po::variables_map& vm);
+void add_reference_options(po::options_description& desc, ReferenceOptions& o, const std::string& what);
+// Checks the bound options (validate) and returns them.
+ReferenceOptions reference_options_from(const ReferenceOptions& o);
 // --weights combinatorial, after the graph is loaded: walks on W = I - (D - A)/d_max and kernels of L = D - A
 // (bind_combinatorial_laplacian); says d_max and the walk's beta * d_max on rank 0, and warns in one line when
 // the series needs more terms than --max-length or than walks reach easily. Nothing for the other modes.

@@ -17,6 +17,8 @@ inline const std::vector<std::string> kSharedOptionGroups = {"graph", "kernel", 
 // A double option with a default that --help prints as written: 0.15 and 1e-6, not their binary expansions
 // 0.14999999999999999 and 9.9999999999999995e-07 (the shortest text that reads back to the same double).
 po::typed_value<double>* double_value(double default_value);
+// The same, bound to `field` (filled by po::notify).
+po::typed_value<double>* double_value(double* field, double default_value);
 
 // Prints the groups of `desc` (whose caption names the command's own options): the command's own groups first
 // in the order they were added, then the shared ones in kSharedOptionGroups order; empty groups left out.
