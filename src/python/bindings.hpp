@@ -45,5 +45,6 @@ void bind_pagerank(py::module_& m);
 void bind_wavelet(py::module_& m);
 void bind_gp(py::module_& m);
 void bind_masked_attention(py::module_& m);
+void bind_feature_draw(py::module_& m);
 
 }  // namespace graphrf::python

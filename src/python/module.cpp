@@ -69,4 +69,5 @@ PYBIND11_MODULE(_graphrf, m) {
   python::bind_wavelet(m);
   python::bind_gp(m);
   python::bind_masked_attention(m);
+  python::bind_feature_draw(m);
 }
