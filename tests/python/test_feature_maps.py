@@ -1,5 +1,6 @@
 """graphrf.torch's feature maps: ReLU, EluPlusOne, FAVORPlus and DARK equal their formulas written here in numpy
-(the formulas of the library's FeatureMap, given the module's frequencies), FAVORPlus's draws are those asked for
+(the formulas of the library's FeatureMap, given the module's frequencies) and the library's FeatureMap itself for
+the same draw, m and seed, FAVORPlus's draws are those asked for
 (orthogonal blocks vs iid, redraw() changes them, the same seed gives the same ones), DARK's M gets gradients
 (gradcheck in double, also through MaskedLinearAttention), and save_sigma writes a file `graphrf attention
 --feature dark --dark-sigma FILE` accepts (and one it uses: M = 0 makes every feature m^-1/2)."""
@@ -99,6 +100,31 @@ def test_dark_equals_its_formula(role):
     expected = stabilised(mx @ g.T - 0.5 * (mx * mx).sum(axis=1, keepdims=True), role, 1e-4, M_FEATURES)
     assert np.allclose(dark(torch.from_numpy(x), role).detach().numpy(), expected, rtol=1e-13, atol=0)
     assert np.allclose(dark.sigma().detach().numpy(), m_matrix.T @ m_matrix)
+
+
+@pytest.mark.parametrize("draw", ["iid", "orthogonal", "orthogonal+pnc"])
+@pytest.mark.parametrize("role", [None, "query", "key"])
+def test_random_maps_equal_the_library_feature_map(draw, role):
+    """The same draw, m and seed give the library's FeatureMap values (its frequencies, its shifts)."""
+    x = rows(7, 14, 1.2)
+    m_matrix = rows(3, 15, 0.7)
+    library_role = "none" if role is None else role
+    favor = grf_torch.FAVORPlus(D, m=M_FEATURES, draw=draw, seed=11, stabilizer_epsilon=1e-3).double()
+    library = graphrf._graphrf.feature_map("favor", x, library_role, M_FEATURES, draw, False, 11, 1e-3, 0.0, None)
+    assert np.allclose(favor(torch.from_numpy(x), role).numpy(), library, rtol=1e-13, atol=0)
+    dark = grf_torch.DARK(D, m=M_FEATURES, M=torch.from_numpy(m_matrix), draw=draw, antithetic=True, seed=12,
+                          stabilizer_epsilon=1e-3).double()
+    library = graphrf._graphrf.feature_map("dark", x, library_role, M_FEATURES, draw, True, 12, 1e-3, 0.0, m_matrix)
+    assert np.allclose(dark(torch.from_numpy(x), role).detach().numpy(), library, rtol=1e-13, atol=0)
+
+
+def test_elementwise_maps_equal_the_library_feature_map():
+    x = rows(7, 16)
+    assert np.array_equal(grf_torch.ReLU(epsilon=1e-3)(torch.from_numpy(x)).numpy(),
+                          graphrf._graphrf.feature_map("relu", x, "key", D, "orthogonal", False, 1, 0.0, 1e-3, None))
+    assert np.allclose(grf_torch.EluPlusOne()(torch.from_numpy(x)).numpy(),
+                       graphrf._graphrf.feature_map("elu1", x, "key", D, "orthogonal", False, 1, 0.0, 0.0, None),
+                       rtol=1e-15, atol=0)
 
 
 def test_dark_with_identity_is_favor_plus():

@@ -1,6 +1,7 @@
 """Feature maps phi: R^d -> R^m for the queries and keys of linear attention, as torch modules (graphrf.torch
 re-exports them). The formulas are those of `graphrf attention --feature relu|elu1|favor|dark` (the library's
-FeatureMap), and the random frequencies are the ones it draws for the same draw, seed and m:
+FeatureMap), and the random frequencies are the ones it draws for the same draw, m and seed (`--feature-seed SEED`
+draws head h's frequencies with SEED + h):
 
     ReLU        phi(x) = max(x, 0) + epsilon
     EluPlusOne  phi(x) = elu(x) + 1 (Katharopoulos et al. 2020, "Transformers are RNNs")
