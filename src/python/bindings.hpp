@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -18,8 +19,14 @@ namespace py = pybind11;
 // The communicator of a call without mpi4py: MPI_COMM_SELF, one rank (MPI is initialised once on import).
 const Communicator& single_process();
 
-// A loaded graph as Python holds it (immutable; shared by the results that refer to it).
+// The communicator of an mpi4py Comm, given its handle's address (MPI._addressof(comm)); 0: single_process().
+// Borrowed, not duplicated: the mpi4py Comm must outlive the graphs built on it (MPI.COMM_WORLD does).
+std::shared_ptr<const Communicator> communicator_at(std::uintptr_t address);
+
+// A loaded graph as Python holds it (immutable; shared by the results that refer to it), with the communicator
+// its rows are distributed over (declared first: it outlives the graph that points to it).
 struct GraphHandle {
+  std::shared_ptr<const Communicator> comm;
   std::shared_ptr<const DistributedGraph> graph;
 };
 
@@ -45,5 +52,6 @@ void bind_pagerank(py::module_& m);
 void bind_wavelet(py::module_& m);
 void bind_gp(py::module_& m);
 void bind_masked_attention(py::module_& m);
+void bind_feature_draw(py::module_& m);
 
 }  // namespace graphrf::python

@@ -27,7 +27,7 @@ std::span<const std::int64_t> ids_of(const IdArray& a, const char* name) {
 }
 
 GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_nodes, const std::optional<ValueArray>& weights,
-                       const std::string& duplicates, bool keep_self_loops, bool directed) {
+                       const std::string& duplicates, bool keep_self_loops, bool directed, std::uintptr_t comm_address) {
   EdgeArrays edges;
   edges.src = ids_of(src, "src");
   edges.dst = ids_of(dst, "dst");
@@ -39,8 +39,10 @@ GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_
   edges.duplicates = parse_duplicate_policy(duplicates);
   edges.keep_self_loops = keep_self_loops;
   edges.directed = directed;
+  std::shared_ptr<const Communicator> comm = communicator_at(comm_address);
   py::gil_scoped_release unlocked;
-  return GraphHandle{std::make_shared<const DistributedGraph>(graph_from_edges(single_process(), edges))};
+  auto graph = std::make_shared<const DistributedGraph>(graph_from_edges(*comm, edges));
+  return GraphHandle{std::move(comm), std::move(graph)};
 }
 
 // The checks `graphrf` makes on the --graph options before loading (graph_options_from), with its messages.
@@ -66,7 +68,7 @@ GraphHandle load(const std::string& path, const std::string& format, const std::
   if (o.partition.rfind("file:", 0) == 0 && ::access(o.partition.c_str() + 5, R_OK) != 0)
     throw InputError("--partition file: " + o.partition.substr(5) + ": cannot open: " + std::strerror(errno));
   py::gil_scoped_release unlocked;
-  return GraphHandle{std::make_shared<const DistributedGraph>(load_graph(single_process(), o))};
+  return GraphHandle{communicator_at(0), std::make_shared<const DistributedGraph>(load_graph(single_process(), o))};
 }
 
 py::tuple adjacency(const GraphHandle& h, const std::string& weights) {
@@ -84,12 +86,13 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("num_edges", [](const GraphHandle& h) { return h.graph->n_edges_global; })
       .def_property_readonly("source", [](const GraphHandle& h) { return h.graph->report.source; })
       .def_property_readonly("directed", [](const GraphHandle& h) { return h.graph->report.directed; })
+      .def_property_readonly("ranks", [](const GraphHandle& h) { return h.graph->comm->size(); })
       .def("node_ids", [](const GraphHandle& h) {
         return to_numpy(canonical_node_values(CanonicalOrder(*h.graph), h.graph->original_id));
       })
       .def("adjacency", &adjacency, py::arg("weights"));
   m.def("graph_from_edges", &from_edges, py::arg("src"), py::arg("dst"), py::arg("num_nodes"), py::arg("weights"),
-        py::arg("duplicates"), py::arg("keep_self_loops"), py::arg("directed"));
+        py::arg("duplicates"), py::arg("keep_self_loops"), py::arg("directed"), py::arg("comm_address") = 0);
   m.def("load_graph", &load, py::arg("path"), py::arg("format"), py::arg("duplicates"), py::arg("keep_self_loops"),
         py::arg("weight_column"), py::arg("ids"), py::arg("partition"), py::arg("directed"), py::arg("memory_limit"));
 }

@@ -90,7 +90,7 @@ py::tuple csr_tuple(CanonicalRows&& rows) {
 }
 
 // One `graphrf grf` run. Returns {"phi": [(indptr, indices, data)] per ensemble, "by_length": [(indptr, indices,
-// length, data)] per ensemble when asked, "f", "alpha"}.
+// length, data)] per ensemble when asked, "f", "alpha", "first_row"}: this rank's block of canonical rows.
 py::dict grf(const GraphHandle& h, const py::dict& kernel_options, const py::dict& walk_option_values,
              const std::string& estimator, bool by_length, const std::optional<std::string>& memory_limit) {
   const DistributedGraph& g = *h.graph;
@@ -105,12 +105,14 @@ py::dict grf(const GraphHandle& h, const py::dict& kernel_options, const py::dic
   if (memory_limit) options.memory_limit = parse_memory_size(*memory_limit, "--memory-limit");
   std::vector<CanonicalRows> phi, resolved;
   GrfResult result;
+  std::int64_t first_row = 0;
   {
     py::gil_scoped_release unlocked;
     bind_combinatorial_laplacian(g, options.walk, options.kernel);
     const Log log(*g.comm, /*quiet=*/true);
     result = run_grf(g, options, log);
     const CanonicalOrder order(g);
+    first_row = order.blocks().first(g.comm->rank());
     for (const SparseRows& p : result.run.phi) phi.push_back(canonical_rows(order, p.indptr, p.col, p.value));
     if (by_length)
       for (const LengthResolvedGrf& m : result.run.by_length)
@@ -124,6 +126,7 @@ py::dict grf(const GraphHandle& h, const py::dict& kernel_options, const py::dic
   out["by_length"] = resolved_list;
   out["f"] = to_numpy(std::vector<double>(result.run.f));
   out["alpha"] = to_numpy(std::vector<double>(result.run.alpha));
+  out["first_row"] = first_row;  // the canonical index of this rank's first row
   return out;
 }
 

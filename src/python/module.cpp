@@ -46,6 +46,11 @@ const Communicator& single_process() {
   return self;
 }
 
+std::shared_ptr<const Communicator> communicator_at(std::uintptr_t address) {
+  if (address == 0) return {std::shared_ptr<const Communicator>{}, &single_process()};  // not owned
+  return std::make_shared<const Communicator>(*reinterpret_cast<const MPI_Comm*>(address));
+}
+
 }  // namespace graphrf::python
 
 PYBIND11_MODULE(_graphrf, m) {
@@ -69,4 +74,5 @@ PYBIND11_MODULE(_graphrf, m) {
   python::bind_wavelet(m);
   python::bind_gp(m);
   python::bind_masked_attention(m);
+  python::bind_feature_draw(m);
 }

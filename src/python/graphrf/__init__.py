@@ -15,7 +15,7 @@ import scipy.sparse
 
 from . import _graphrf
 
-__all__ = ["Graph", "Walks", "gp", "grf", "pagerank", "walk", "wavelet"]
+__all__ = ["DistributedRows", "Graph", "Walks", "gp", "grf", "pagerank", "walk", "wavelet"]
 
 # Defaults of the Python calls (the CLI's --p-halt default is 0.5: pass p_halt to compare with it).
 _P_HALT = 0.1
@@ -121,17 +121,64 @@ def _kernel_options(kernel, beta, power, shift, alpha, f):
             "f": None if f is None else [float(x) for x in f]}
 
 
+class DistributedRows:
+    """One rank's rows of an N x N result computed over an mpi4py communicator: `rows` (scipy CSR, one row per
+    entry of `row_index`, N columns in canonical order), `row_index` (their canonical indices, a contiguous block)
+    and `node_ids` (their node ids). gather(root=0): the whole N x N matrix on root (None on the other ranks),
+    equal to the result of the same call on one process."""
+
+    def __init__(self, comm, rows, row_index, node_ids):
+        self.comm, self.rows, self.row_index, self.node_ids = comm, rows, row_index, node_ids
+
+    def gather(self, root=0):
+        blocks = self.comm.gather(self.rows, root=root)
+        return scipy.sparse.vstack(blocks, format="csr") if self.comm.Get_rank() == root else None
+
+
+def _comm_address(comm):
+    """The address of comm's MPI handle (mpi4py's MPI._addressof), for the C++ module."""
+    from mpi4py import MPI
+    if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
+        raise ValueError(f"comm: expected an mpi4py communicator such as MPI.COMM_WORLD (got {comm!r})")
+    return MPI._addressof(comm)
+
+
+def _over(graph, comm):
+    """graph distributed over comm's ranks: every rank holds the whole graph and passes its block of rows of A."""
+    address = _comm_address(comm)
+    if graph.directed:
+        raise ValueError("grf: the graph was loaded directed; graph random features need an undirected graph (load it "
+                         "without directed=True)")
+    n, rank, size = graph.num_nodes, comm.Get_rank(), comm.Get_size()
+    first, last = n * rank // size, n * (rank + 1) // size
+    block = graph.adjacency("raw")[first:last].tocoo()
+    return Graph(_graphrf.graph_from_edges(block.row.astype(np.int64) + first, block.col.astype(np.int64), n,
+                                           np.ascontiguousarray(block.data), "max", True, False, address))
+
+
 def grf(graph, kernel="diffusion", beta=1.0, walkers=16, p_halt=None, seed=1, *, power=1.0, shift=2.0, alpha=None,
         f=None, estimator="symmetric", max_length=None, fixed_length=None, coupling="iid", sigma=None, step="uniform",
-        weights="normalized", scale=1.0, memory_limit=None):
+        weights="normalized", scale=1.0, memory_limit=None, comm=None):
     """Graph random features Phi (scipy CSR N x N, canonical order), bitwise /grf of `graphrf grf` with the same
     options. p_halt defaults to 0.1 and max_length to 32; fixed_length=T replaces both. alpha or f: the series
-    itself instead of a named kernel. estimator two-ensembles gives (Phi1, Phi2)."""
+    itself instead of a named kernel. estimator two-ensembles gives (Phi1, Phi2). comm (mpi4py, e.g.
+    MPI.COMM_WORLD; every rank calls with the same graph and options): the walks run over its ranks and each rank
+    gets a DistributedRows of its rows, whose gather() equals the one-process result."""
     kernel_options = _kernel_options(kernel, beta, power, shift, alpha, f)
     walk = _walk_options(walkers, p_halt, max_length, fixed_length, seed, coupling, sigma, step, weights, scale)
-    result = _graphrf.grf(graph._handle, kernel_options, walk, estimator, False, memory_limit)
-    phi = [_csr(graph.num_nodes, *rows) for rows in result["phi"]]
+    on = graph if comm is None else _over(graph, comm)
+    result = _graphrf.grf(on._handle, kernel_options, walk, estimator, False, memory_limit)
+    phi = [_csr(graph.num_nodes, *rows) if comm is None else _block(graph, comm, result["first_row"], rows)
+           for rows in result["phi"]]
     return phi[0] if len(phi) == 1 else tuple(phi)
+
+
+def _block(graph, comm, first_row, rows):
+    indptr, indices, data = rows
+    count = len(indptr) - 1
+    matrix = scipy.sparse.csr_matrix((data, indices, indptr), shape=(count, graph.num_nodes))
+    row_index = np.arange(first_row, first_row + count, dtype=np.int64)
+    return DistributedRows(comm, matrix, row_index, graph.node_ids[first_row:first_row + count])
 
 
 class Walks:

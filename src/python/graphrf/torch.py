@@ -8,13 +8,16 @@ topological masking with graph random features", Alg. 1; symmetric=False: Alg. 2
 out = D^-1 (M_hat ⊙ phi_q phi_k^T) v with M_hat = Phi Phi^T, Phi = sum_t f_t M_t, D the row sums of the masked
 scores, computed as Phi (Phi^T [phi_k ⊗ v, phi_k]) in O(nnz m d) time: no N x N matrix is formed. Forward and
 backward run in C++ (graphrf._graphrf); gradients reach phi_q, phi_k, v and f. CPU tensors, float32 or float64.
+The feature maps phi are modules here too: ReLU, EluPlusOne, FAVORPlus and DARK (learnable M; feature_maps.py).
 """
 import torch
 from torch.autograd.function import once_differentiable
 
 from . import _graphrf
+from .feature_maps import DARK, FAVORPlus, EluPlusOne, ReLU
 
-__all__ = ["MaskedLinearAttention", "masked_linear_attention", "mask_patterns"]
+__all__ = ["MaskedLinearAttention", "masked_linear_attention", "mask_patterns", "ReLU", "EluPlusOne", "FAVORPlus",
+           "DARK"]
 
 
 def mask_patterns(walks, symmetric=True):
