@@ -1,9 +1,10 @@
 // The library names the fields of its options structs in its errors ("kernel.beta: diffusion needs beta > 0");
 // the user reads the command-line flags that fill them ("--beta: ..."). One table, field -> flag.
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
-#include "graphrf/cli/cli.hpp"
+#include "graphrf/cli/option_fields.hpp"
 
 namespace graphrf {
 

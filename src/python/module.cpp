@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "graphrf/cli/option_fields.hpp"
 #include "graphrf/core/error.hpp"
 
 namespace graphrf::python {
@@ -63,7 +64,8 @@ PYBIND11_MODULE(_graphrf, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
-      PyErr_SetString(python::is_file_error(e.what()) ? PyExc_OSError : PyExc_ValueError, e.what());
+      const std::string message = with_option_flags(e.what());
+      PyErr_SetString(python::is_file_error(message) ? PyExc_OSError : PyExc_ValueError, message.c_str());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

@@ -14,6 +14,7 @@
 #include "graphrf/points/point_graph.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/io/graph_options.hpp"
+#include "graphrf/cli/option_fields.hpp"
 #include "graphrf/io/output_file.hpp"
 #include "graphrf/mpi/log.hpp"
 
@@ -129,10 +130,6 @@ ConfigOrigins store_config_file(const std::string& path, const po::options_descr
 
 // For an error message "--NAME..." about an option the INI file set: that line's "FILE:LINE" ("" otherwise).
 std::string config_origin(const std::string& message, const ConfigOrigins& origins);
-
-// A library error as the user reads it: every field it names ("kernel.beta", "walk.p_halt") replaced by the
-// flag that fills it ("--beta", "--p-halt"); option_fields.cpp holds the table.
-std::string with_option_flags(const std::string& message);
 
 // Fails when Slurm started N independent single-rank jobs (srun without a working PMIx plugin).
 void check_slurm_launch(const Communicator& comm);
