@@ -230,7 +230,9 @@ DistributedGraph load_graph(const Communicator& comm, const GraphOptions& option
                          slow);
     canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
   }
-  return partition_and_distribute(comm, std::move(canonical), options.partition, slow);
+  DistributedGraph g = partition_and_distribute(comm, std::move(canonical), options.partition, slow);
+  g.hosts = std::make_shared<const HostTopology>(comm, options.host_size);
+  return g;
 }
 
 }  // namespace graphrf

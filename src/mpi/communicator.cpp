@@ -76,6 +76,22 @@ Communicator Communicator::duplicate() const {
   return owner;
 }
 
+Communicator Communicator::split(int color, int key) const {
+  MPI_Comm part;
+  check_mpi(MPI_Comm_split(comm_, color, key, &part), "MPI_Comm_split");
+  Communicator owner(part);
+  owner.owned_ = true;
+  return owner;
+}
+
+Communicator Communicator::split_shared() const {
+  MPI_Comm part;
+  check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &part), "MPI_Comm_split_type");
+  Communicator owner(part);
+  owner.owned_ = true;
+  return owner;
+}
+
 void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
 
 void Communicator::set_max_message_bytes(std::int64_t bytes) { g_max_message_bytes = bytes; }

@@ -6,6 +6,7 @@
 // node's position among all ids in ascending order), which is the same for every rank count and partition,
 // so "the k-th neighbour of v" names the same node everywhere.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "graphrf/io/canonical_graph.hpp"
 #include "graphrf/mpi/communicator.hpp"
 #include "graphrf/mpi/ghost_exchange.hpp"
+#include "graphrf/mpi/host_topology.hpp"
 #include "graphrf/io/graph_options.hpp"
 #include "graphrf/io/load_report.hpp"
 #include "graphrf/partition/partitioner.hpp"
@@ -22,6 +24,8 @@ namespace graphrf {
 
 struct DistributedGraph {
   const Communicator* comm = nullptr;
+  // Which ranks share memory (host_topology.hpp); null: every rank is its own host.
+  std::shared_ptr<const HostTopology> hosts;
   BlockDistribution dist;                      // owned global index range of each rank
   std::int64_t n_edges_global = 0;             // undirected edges (kept self-loops included)
   std::vector<std::int64_t> original_id;       // per owned node: id in the input (string ids: canonical index)

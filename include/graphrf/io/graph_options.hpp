@@ -20,6 +20,7 @@ struct GraphOptions {
   bool keep_self_loops = false;
   int weight_column = 0;         // edge lists: 0 = automatic, -1 = unweighted, k = 1-based column
   IdMode ids = IdMode::automatic;   // edge lists: integer or string node ids (--ids)
+  int host_size = 0;  // ranks per host (host_topology.hpp): 0 what MPI reports, 1 every rank its own host
   std::string partition = "block";  // block | metis | ptscotch | file:PATH
   bool directed = false;         // keep arcs as given (out-arcs per row) instead of symmetrising
   std::uint64_t memory_limit = 0;   // --memory-limit in bytes per rank; 0: the node's available memory / its ranks

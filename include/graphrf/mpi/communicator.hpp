@@ -53,6 +53,10 @@ class Communicator {
   // Collective. A private copy of this communicator (MPI_Comm_dup), owned by the result: messages sent on it
   // never match receives posted on this one, whatever their tags.
   Communicator duplicate() const;
+  // Collective. The ranks with the same colour, ordered by key then rank (MPI_Comm_split), owned by the result.
+  Communicator split(int color, int key) const;
+  // Collective. The ranks that share memory with this one (MPI_COMM_TYPE_SHARED), in rank order, owned.
+  Communicator split_shared() const;
   bool owns() const { return owned_; }
 
   MPI_Comm get() const { return comm_; }

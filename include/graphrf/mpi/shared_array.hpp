@@ -1,0 +1,66 @@
+#pragma once
+// One array per host in shared memory (an MPI-3 shared window): every rank of the host contributes a slice, the
+// slices lie one after another in host rank order, and every rank reads (and may write) the whole array through
+// plain pointers. Writes become visible to the other ranks at synchronize(), which every rank of the host calls
+// together. Allocating and freeing are collective over the host, so a SharedArray lives in code that every rank
+// of the host runs in step (errors are agreed before it is destroyed).
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "graphrf/mpi/communicator.hpp"
+
+namespace graphrf {
+
+class SharedWindow {
+ public:
+  SharedWindow() = default;
+  // Collective over host: this rank's slice has `bytes` bytes. Throws Error naming /dev/shm when the
+  // allocation fails (containers often limit it).
+  SharedWindow(const Communicator& host, std::int64_t bytes);
+  SharedWindow(SharedWindow&& other) noexcept;
+  SharedWindow& operator=(SharedWindow&& other) noexcept;
+  SharedWindow(const SharedWindow&) = delete;
+  SharedWindow& operator=(const SharedWindow&) = delete;
+  ~SharedWindow();
+
+  // Start of the host's array (nullptr when every slice is empty) and of this rank's slice.
+  std::byte* base() const { return base_; }
+  std::byte* mine() const { return base_ ? base_ + offsets_[static_cast<size_t>(rank_)] : nullptr; }
+  // Byte offset of host rank r's slice; offset(size) is the total.
+  std::int64_t offset(int host_rank) const { return offsets_[static_cast<size_t>(host_rank)]; }
+  // Collective over the host: every write made before it by any rank is visible to every rank after it.
+  void synchronize() const;
+
+ private:
+  void release() noexcept;
+
+  const Communicator* host_ = nullptr;
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::byte* base_ = nullptr;
+  int rank_ = 0;
+  std::vector<std::int64_t> offsets_{0};
+};
+
+template <class T>
+class SharedArray {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  SharedArray() = default;
+  // Collective over host: this rank's slice holds `count` elements (not initialised).
+  SharedArray(const Communicator& host, std::int64_t count)
+      : window_(host, count * static_cast<std::int64_t>(sizeof(T))) {}
+
+  T* data() const { return reinterpret_cast<T*>(window_.base()); }
+  T* mine() const { return reinterpret_cast<T*>(window_.mine()); }
+  // Index of host rank r's first element; first(size) is the host's total.
+  std::int64_t first(int host_rank) const { return window_.offset(host_rank) / static_cast<std::int64_t>(sizeof(T)); }
+  T& operator[](std::int64_t i) const { return data()[i]; }
+  void synchronize() const { window_.synchronize(); }
+
+ private:
+  SharedWindow window_;
+};
+
+}  // namespace graphrf

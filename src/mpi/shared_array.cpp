@@ -1,0 +1,64 @@
+#include "graphrf/mpi/shared_array.hpp"
+
+#include <utility>
+
+namespace graphrf {
+
+SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_(&host), rank_(host.rank()) {
+  offsets_ = std::vector<std::int64_t>(static_cast<size_t>(host.size()) + 1, 0);
+  const std::vector<std::int64_t> sizes = host.allgather(bytes);
+  for (int r = 0; r < host.size(); ++r) offsets_[static_cast<size_t>(r) + 1] = offsets_[static_cast<size_t>(r)] + sizes[static_cast<size_t>(r)];
+  void* mine = nullptr;
+  const int code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, host.get(), &mine, &win_);
+  if (host.max(code == MPI_SUCCESS ? 0 : 1) != 0) {
+    if (code == MPI_SUCCESS) MPI_Win_free(&win_);
+    win_ = MPI_WIN_NULL;
+    throw InputError("cannot allocate " + std::to_string(offsets_.back() >> 20) +
+                " MB of shared memory for this host (is /dev/shm large enough? containers often limit it to 64 MB;"
+                " --host-size 1 avoids shared memory)", true);
+  }
+  if (offsets_.back() > 0) {
+    // Slices are contiguous (the default): the array starts at the first rank's slice that is not empty.
+    MPI_Aint size = 0;
+    int unit = 0;
+    void* first = nullptr;
+    check_mpi(MPI_Win_shared_query(win_, MPI_PROC_NULL, &size, &unit, &first), "MPI_Win_shared_query");
+    base_ = static_cast<std::byte*>(first);
+  }
+  // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
+  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+}
+
+SharedWindow::SharedWindow(SharedWindow&& other) noexcept
+    : host_(other.host_), win_(std::exchange(other.win_, MPI_WIN_NULL)), base_(std::exchange(other.base_, nullptr)),
+      rank_(other.rank_), offsets_(std::move(other.offsets_)) {}
+
+SharedWindow& SharedWindow::operator=(SharedWindow&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  host_ = other.host_;
+  win_ = std::exchange(other.win_, MPI_WIN_NULL);
+  base_ = std::exchange(other.base_, nullptr);
+  rank_ = other.rank_;
+  offsets_ = std::move(other.offsets_);
+  return *this;
+}
+
+SharedWindow::~SharedWindow() { release(); }
+
+void SharedWindow::release() noexcept {
+  if (win_ == MPI_WIN_NULL) return;
+  MPI_Win_unlock_all(win_);
+  MPI_Win_free(&win_);
+  win_ = MPI_WIN_NULL;
+  base_ = nullptr;
+}
+
+void SharedWindow::synchronize() const {
+  if (win_ == MPI_WIN_NULL) return;
+  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+  host_->barrier();
+  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+}
+
+}  // namespace graphrf

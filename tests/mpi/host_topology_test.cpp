@@ -1,0 +1,82 @@
+// Hosts are runs of consecutive ranks that share memory: with host size K every host but the last of a machine
+// has K ranks, host size 1 gives every rank its own host, and a shared array written by each rank of a host is
+// read whole by every other rank of that host after synchronize().
+#include "graphrf/mpi/host_topology.hpp"
+
+#include <gtest/gtest.h>
+
+#include "graphrf/mpi/shared_array.hpp"
+#include "mpi_test_support.hpp"
+
+using namespace graphrf;
+using graphrf::testing::world;
+
+namespace {
+
+// The hosts of `size` consecutive ranks on one machine (every test rank runs on this one machine).
+void expect_hosts_of(const HostTopology& hosts, int size) {
+  const Communicator& comm = world();
+  const int p = comm.size();
+  const int expected_count = (p + size - 1) / size;
+  ASSERT_EQ(hosts.count(), expected_count);
+  for (int r = 0; r < p; ++r) EXPECT_EQ(hosts.host_of(r), r / size) << "rank " << r;
+  for (int h = 0; h < hosts.count(); ++h) {
+    EXPECT_EQ(hosts.first_rank(h), h * size);
+    EXPECT_EQ(hosts.end_rank(h), std::min(p, (h + 1) * size));
+  }
+  EXPECT_EQ(hosts.index(), comm.rank() / size);
+  EXPECT_EQ(hosts.size(), std::min(p, (hosts.index() + 1) * size) - hosts.index() * size);
+  EXPECT_EQ(hosts.host().rank(), comm.rank() - hosts.index() * size);
+  EXPECT_EQ(hosts.sharing(), std::min(size, p) > 1);
+  EXPECT_TRUE(hosts.note().empty()) << hosts.note();
+}
+
+}  // namespace
+
+TEST(HostTopology, HostsAreRunsOfConsecutiveRanksOfTheChosenSize) {
+  for (int size : {1, 2, 3}) {
+    SCOPED_TRACE("host size " + std::to_string(size));
+    expect_hosts_of(HostTopology(world(), size), size);
+  }
+}
+
+TEST(HostTopology, ByDefaultTheWholeMachineIsOneHost) {
+  const HostTopology hosts(world(), 0);
+  expect_hosts_of(hosts, world().size());
+  EXPECT_EQ(hosts.summary(), "1 host of " + std::to_string(world().size()) + (world().size() == 1 ? " rank" : " ranks"));
+}
+
+TEST(HostTopology, MixedHostSizesAreSummarised) {
+  if (world().size() != 3) GTEST_SKIP() << "needs 3 ranks";
+  EXPECT_EQ(HostTopology(world(), 2).summary(), "hosts of 2, 1 ranks");
+}
+
+TEST(SharedArray, EveryRankOfAHostReadsWhatEachWroteAfterSynchronize) {
+  for (int size : {1, 2, 0}) {
+    const HostTopology hosts(world(), size);
+    const Communicator& host = hosts.host();
+    // Host rank r writes r + 1 values (rank 0 of a 2-rank host: 1 value), each encoding (world rank, position).
+    const std::int64_t mine = host.rank() + 1;
+    SharedArray<std::int64_t> array(host, mine);
+    for (std::int64_t i = 0; i < mine; ++i) array.mine()[i] = 1000 * world().rank() + i;
+    array.synchronize();
+    const int first_world_rank = hosts.first_rank(hosts.index());
+    std::int64_t at = 0;
+    for (int r = 0; r < host.size(); ++r) {
+      EXPECT_EQ(array.first(r), at);
+      for (std::int64_t i = 0; i <= r; ++i, ++at) EXPECT_EQ(array[at], 1000 * (first_world_rank + r) + i);
+    }
+    EXPECT_EQ(array.first(host.size()), at);
+    array.synchronize();  // nobody frees the window while another rank still reads it
+  }
+}
+
+TEST(SharedArray, EmptySlicesAreAllowed) {
+  const HostTopology hosts(world(), 0);
+  SharedArray<double> array(hosts.host(), hosts.host().rank() == 0 ? 0 : 2);
+  if (hosts.host().rank() > 0) array.mine()[0] = array.mine()[1] = hosts.host().rank();
+  array.synchronize();
+  EXPECT_EQ(array.first(1), 0);
+  for (int r = 1; r < hosts.host().size(); ++r) EXPECT_EQ(array[array.first(r)], r);
+  array.synchronize();
+}
