@@ -23,8 +23,19 @@ with the share c of hops crossing ranks from the METIS cuts of the 1000 x 1000 g
 so c = 1.07 sqrt(P / N)) or of the 1M random graph (c = 0.77 at 1024 parts), and h, bytes per hop as above.
 It names the first resource to run out: memory per rank against node memory / ranks per node, else
 whichever of compute and network takes longer.
+
+--ranks-per-host R (with --scale) models hosts of R ranks that share one copy of the graph and walk table in
+shared memory, with messages only between hosts (--host-size): the crossing share is then the cut between
+P / R hosts (c_host: 1.07 sqrt(H / N) on grids; on the random graph the share METIS leaves between H parts of
+random:1000000:10, measured with graphrf-partition at H = 2 .. 1024 and interpolated in log H: 0.284 at 2,
+0.460 at 4, 0.553 at 8, 0.621 at 16, 0.668 at 32, 0.701 at 64, 0.744 at 256, 0.769 at 1024), a walker stays
+with its start rank inside its host (no deposits inside a host), and per host:
+  memory  = N/H graph bytes per node (once) + N/H output bytes per node + R in-flight caps
+  network = N/H n H_w bytes per hop (crossings between hosts only) / node bandwidth
+against R x (node memory / ranks per node) of memory and the node's bandwidth (a host is one node's worth).
 """
 import argparse
+import math
 import os
 import re
 import subprocess
@@ -50,7 +61,58 @@ def model(cut, edges, p):
     return c, h, walker_bytes + deposit_bytes, messages
 
 
+def crossing_share(kind, parts, nodes):
+    """Share of uniform steps that cross between `parts` METIS parts (see the docstring for the fits)."""
+    if parts <= 1:
+        return 0.0
+    if kind == "grid":
+        return min(1.0, 1.07 * (parts / nodes) ** 0.5)
+    measured = [(2, 0.284), (4, 0.460), (8, 0.553), (16, 0.621), (32, 0.668), (64, 0.701), (256, 0.744), (1024, 0.769)]
+    if parts >= measured[-1][0]:
+        return measured[-1][1]
+    for (k0, c0), (k1, c1) in zip(measured, measured[1:]):
+        if parts <= k1:
+            t = (math.log(parts) - math.log(k0)) / (math.log(k1) - math.log(k0))
+            return c0 + t * (c1 - c0)
+
+
+def host_scale_model(args):
+    p, n, per_host = args.p_halt, args.walkers, args.ranks_per_host
+    hops_per_walk = (1 - p) / p
+    rank_memory = args.node_memory_gib * 2**30 / args.ranks_per_node
+    host_memory = rank_memory * per_host
+    host_bandwidth = args.node_network_gbs * 1e9 * per_host / args.ranks_per_node
+    print("GRF construction model, hosts of %d ranks sharing the graph: %s graph, n = %d, p_halt %.2f"
+          % (per_host, args.kind, n, p))
+    print("costs: %.1f ns per hop, %.1f ns per visit, %.0f B graph (once per host) + %.0f B output per node"
+          % (args.hop_ns, args.visit_ns, args.graph_bytes_per_node, args.output_bytes_per_node))
+    print("host: %.0f GiB, %.1f GB/s" % (host_memory / 2**30, host_bandwidth / 1e9))
+    print("%8s %6s %6s %8s %8s %14s %14s %10s %10s  %s" % ("nodes", "ranks", "hosts", "c_host", "B/hop", "memory/host GiB",
+          "traffic/host GB", "compute s", "network s", "first to run out"))
+    for nodes in [float(x) for x in args.scale.split(",") if x]:
+        for ranks in [int(x) for x in args.parts.split(",") if x]:
+            hosts = max(1, ranks // per_host)
+            c = crossing_share(args.kind, hosts, nodes)
+            h = max(0.0, 1 - p / (1 - (1 - p) * (1 - c)))
+            bytes_per_hop = 40 * c + 24 * h / (1 - p)
+            share = nodes / hosts
+            memory = share * (args.graph_bytes_per_node + args.output_bytes_per_node) + per_host * args.in_flight_mib * 2**20
+            hops_host = share * n * hops_per_walk
+            compute = hops_host / per_host * (args.hop_ns + args.visit_ns) / 1e9
+            traffic = hops_host * bytes_per_hop
+            network = traffic / host_bandwidth
+            if memory > host_memory:
+                limit = "memory (%.1fx of %.0f GiB per host)" % (memory / host_memory, host_memory / 2**30)
+            else:
+                limit = "network" if network > compute else "compute (memory latency)"
+            print("%8.0e %6d %6d %8.4f %8.1f %14.1f %14.1f %10.1f %10.1f  %s" % (nodes, ranks, hosts, c, bytes_per_hop,
+                  memory / 2**30, traffic / 1e9, compute, network, limit))
+    return 0
+
+
 def scale_model(args):
+    if args.ranks_per_host > 1:
+        return host_scale_model(args)
     p, n = args.p_halt, args.walkers
     hops_per_walk = (1 - p) / p
     ranks_per_node = args.ranks_per_node
@@ -104,6 +166,8 @@ def main():
     scale.add_argument("--ranks-per-node", type=int, default=64)
     scale.add_argument("--node-memory-gib", type=float, default=256.0)
     scale.add_argument("--node-network-gbs", type=float, default=12.5, help="injection bandwidth, GB/s")
+    scale.add_argument("--ranks-per-host", type=int, default=1,
+                       help="ranks sharing one copy of the graph (--host-size); 1: every rank its own host")
     args = ap.parse_args()
     if args.scale:
         return scale_model(args)
