@@ -1,5 +1,6 @@
 // `graphrf gp`: Gaussian-process regression on the nodes of a graph with a GRF kernel K = sigma_f^2 M(beta)
 // (gp/gp_run.hpp), written in canonical node order (gp/gp_output.hpp).
+#include <cmath>
 #include <sstream>
 
 #include "graphrf/cli/commands.hpp"
@@ -65,6 +66,9 @@ GpRunOptions gp_options_from(const GpCommandOptions& c, const KernelSpec& kernel
   if (c.observations) o.observations = *c.observations;
   o.sigma_f = c.sigma_f;
   o.sigma_n = c.sigma_n;
+  // Checked here, on every rank before any work, not by the rank that builds the parameters later.
+  if (!(o.sigma_f > 0) || !std::isfinite(o.sigma_f)) throw InputError("--sigma-f: must be finite and > 0");
+  if (!(o.sigma_n > 0) || !std::isfinite(o.sigma_n)) throw InputError("--sigma-n: must be finite and > 0");
   if (c.synthetic) {
     SyntheticGp& truth = o.synthetic;
     truth.share = *c.synthetic;

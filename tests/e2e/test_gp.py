@@ -134,6 +134,10 @@ def test_bad_observations():
         e2e.expect_error(2, base + ["--observations", obs, "--test", bad_test], bad_test + " line 1",
                          "has no observation", directory=d)
         e2e.expect_error(2, base, "--observations", directory=d)
+        # Hyperparameters are checked on every rank before any work (once ended in "error (rank 0)" and MPI_Abort).
+        for flag, value in (("--sigma-f", "-1"), ("--sigma-n", "0"), ("--sigma-f", "nan")):
+            e2e.expect_error(3, base + ["--observations", obs, flag, value], flag + ": must be finite and > 0",
+                             directory=d)
         os.remove(not_a_node), os.remove(twice), os.remove(inf), os.remove(bad_test)
 
 
