@@ -179,6 +179,7 @@ struct WalkArguments {
   bool halting_given = false;  // --p-halt or --max-length given (--fixed-length replaces them)
 };
 void add_walk_options(po::options_description& desc, WalkArguments& a);
+// Checked (validate); --fixed-length refuses --p-halt and --max-length given with it (halting_given).
 WalkOptions walk_options_from(const WalkArguments& a);
 // --reference, --dense-reference-max, --reference-samples; `what` says what the reference checks.
 void add_reference_options(po::options_description& desc, ReferenceOptions& o, const std::string& what);
