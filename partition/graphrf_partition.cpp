@@ -192,5 +192,12 @@ int run(const Communicator& comm, int argc, char** argv) {
 int main(int argc, char** argv) {
   MpiEnvironment env(argc, argv);
   const Communicator world(MPI_COMM_WORLD);
-  return run_guarded("graphrf-partition", world, [&] { return run(world, argc, argv); });
+  return run_guarded("graphrf-partition", world, [&] {
+    try {
+      return run(world, argc, argv);
+    } catch (const InputError& e) {
+      // The library names fields (graph.format); the user reads the flags (--format).
+      throw InputError(with_option_flags(e.what()), e.collective());
+    }
+  });
 }

@@ -57,7 +57,7 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
   std::vector<HeadResult> heads(static_cast<size_t>(qkv.heads));
   collective_try(comm, [&] {
     if (!config.head_betas.empty() && static_cast<int>(config.head_betas.size()) != qkv.heads)
-      throw InputError("--head-betas: " + std::to_string(config.head_betas.size()) + " values for " +
+      throw InputError("attention.head_betas: " + std::to_string(config.head_betas.size()) + " values for " +
                        std::to_string(qkv.heads) + " heads");
   });
   // Heads sharing walks validate their kernels against one spectral radius (compute_grf finds its own).

@@ -43,7 +43,7 @@ AttentionRun run_graph_attention(const DistributedGraph& g, const AttentionRunOp
       const int heads = o.heads;
       // Per row and head: q, k, v, then the output and unmasked linear result and their interleaved copies.
       require_memory(8.0 * static_cast<double>(g.n_local()) * heads * (2.0 * synthetic[0] + 5.0 * synthetic[1]),
-                     "synthetic Q/K/V (--heads " + std::to_string(heads) + ", --synthetic " + std::to_string(synthetic[0]) +
+                     "synthetic Q/K/V (attention.heads " + std::to_string(heads) + ", attention.synthetic " + std::to_string(synthetic[0]) +
                          "," + std::to_string(synthetic[1]) + ", " + std::to_string(g.n_local()) + " nodes on this rank)");
     });
   run.qkv = o.qkv_path.empty() ? synthetic_qkv(g, o.heads, synthetic[0], synthetic[1], o.config.walk.seed) : read_qkv(g, o.qkv_path);

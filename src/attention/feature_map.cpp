@@ -25,7 +25,7 @@ int resolve_feature_count(const FeatureOptions& o, int d) {
   if (o.m > kMaxFeatures)
     option_error(kNumFeaturesOption, "at most " + std::to_string(kMaxFeatures) + " (got " + std::to_string(o.m) + ")");
   if (o.draw == FrequencyDraw::importance && o.kind != FeatureKind::favor)
-    option_error(kDrawOption, "importance is for --feature favor only (got " + name + ")");
+    option_error(kDrawOption, "importance is for " + std::string(kFeatureOption) + " favor only (got " + name + ")");
   if (!is_random(o.kind)) {
     if (o.m != 0 && o.m != d)
       option_error(kNumFeaturesOption, name + " features have exactly d = " + std::to_string(d) + " outputs (got " +
@@ -44,7 +44,7 @@ int resolve_feature_count(const FeatureOptions& o, int d) {
   if (needs_even && o.m % 2 != 0) {
     if (o.kind == FeatureKind::trig)
       option_error(kNumFeaturesOption, "trig features come in cos/sin pairs, so m must be even (got " + std::to_string(o.m) + ")");
-    option_error(kNumFeaturesOption, "--antithetic pairs every frequency w with -w, so m must be even (got " +
+    option_error(kNumFeaturesOption, std::string(kAntitheticOption) + " pairs every frequency w with -w, so m must be even (got " +
                                  std::to_string(o.m) + ")");
   }
   return o.m;
@@ -105,7 +105,7 @@ FeatureMap::FeatureMap(const FeatureOptions& options, int d, const Eigen::Matrix
   if (importance_draw && importance == nullptr)
     option_error(kDrawOption, "importance needs Sigma* from the queries and keys of the whole attention (not available here)");
   if (importance != nullptr && (!importance_draw || importance->sigma.rows() != d))
-    throw std::invalid_argument("FeatureMap: an importance proposal (d x d) is only for favor with --draw importance");
+    throw std::invalid_argument("FeatureMap: an importance proposal (d x d) is only for favor with " + std::string(kDrawOption) + " importance");
   if (is_random(options.kind)) input_scale_ = std::pow(static_cast<double>(d), -0.25);
 
   switch (options.kind) {

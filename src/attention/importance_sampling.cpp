@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "graphrf/attention/feature_map.hpp"
 #include "graphrf/attention/random_projection.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/option_error.hpp"
@@ -54,7 +55,8 @@ ImportanceProposal importance_proposal(const Eigen::MatrixXd& lambda) {
   if (!(2.0 * largest < 1.0))
     throw InputError(option + ": the covariance Lambda of the scaled queries and keys (d^-1/4 q, d^-1/4 k) has an eigenvalue " +
                      format_number(largest, 6) + " >= 1/2, so Sigma* = (I + 2 Lambda)(I - 2 Lambda)^-1 is not a covariance; use " +
-                     "--draw orthogonal, orthogonal+pnc or iid, or --feature dark (which whitens), or scale Q and K down");
+                     std::string(kDrawOption) + " orthogonal, orthogonal+pnc or iid, or " + std::string(kFeatureOption) +
+                     " dark (which whitens), or scale Q and K down");
   const Eigen::MatrixXd& v = eig.eigenvectors();
   const Eigen::ArrayXd s = (1.0 + 2.0 * l.array()) / (1.0 - 2.0 * l.array());  // eigenvalues of Sigma*
   auto symmetric = [&](const Eigen::ArrayXd& e) {

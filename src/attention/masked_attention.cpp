@@ -17,7 +17,7 @@ BadNormalizer parse_bad_normalizer(std::string_view s) {
   if (s == "error") return BadNormalizer::error;
   if (s == "clamp") return BadNormalizer::clamp;
   if (s == "skip") return BadNormalizer::skip;
-  throw InputError("--on-bad-normalizer: expected error, clamp or skip (got '" + std::string(s) + "')");
+  throw InputError("attention.normalizer: expected error, clamp or skip (got '" + std::string(s) + "')");
 }
 
 namespace {
@@ -44,7 +44,7 @@ void throw_if_bad(const NormalizerPolicy& policy, const AttentionStats& stats) {
   if (policy.action == BadNormalizer::error && stats.bad_rows > 0)
     throw InputError(std::to_string(stats.bad_rows) + " rows have an attention normaliser <= " + std::to_string(policy.eps) +
                      " (smallest " + std::to_string(stats.denominator_min) +
-                     "): f or the features take negative values; use --on-bad-normalizer clamp|skip, a kernel with "
+                     "): f or the features take negative values; use attention.normalizer clamp|skip, a kernel with "
                      "f >= 0, or positive features");
 }
 

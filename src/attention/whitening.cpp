@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "graphrf/attention/feature_map.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/option_error.hpp"
 
@@ -99,17 +100,17 @@ Eigen::MatrixXd inverse_sqrt(const Eigen::MatrixXd& lambda, double ridge) {
   if (!(ridge >= 0) || !std::isfinite(ridge))
     throw InputError(std::string(kDarkRidgeOption) + ": must be finite and >= 0 (got " + format_number(ridge, 6) + ")");
   if (!lambda.allFinite())
-    throw InputError("--feature dark: the pooled query/key covariance is not finite (infinite or NaN queries or keys)");
+    throw InputError(std::string(kFeatureOption) + " dark: the pooled query/key covariance is not finite (infinite or NaN queries or keys)");
   const Eigen::Index d = lambda.rows();
   Eigen::MatrixXd a = lambda;
   a.diagonal().array() += ridge;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(a);
   if (eig.info() != Eigen::Success)
-    throw InputError("--feature dark: the eigendecomposition of the pooled query/key covariance failed");
+    throw InputError(std::string(kFeatureOption) + " dark: the eigendecomposition of the pooled query/key covariance failed");
   const Eigen::VectorXd& e = eig.eigenvalues();  // ascending
   const double smallest = e(0), largest = e(d - 1);
   if (!(largest > 0) || smallest <= kSingularRelativeEigenvalue * largest)
-    throw InputError("--feature dark: the pooled query/key covariance is singular (smallest eigenvalue " + format_number(smallest, 6) +
+    throw InputError(std::string(kFeatureOption) + " dark: the pooled query/key covariance is singular (smallest eigenvalue " + format_number(smallest, 6) +
                      ", largest " + format_number(largest, 6) + "); add " + std::string(kDarkRidgeOption) + " EPS to regularise");
   const Eigen::MatrixXd& v = eig.eigenvectors();
   Eigen::MatrixXd m = v * e.array().rsqrt().matrix().asDiagonal() * v.transpose();
@@ -122,7 +123,7 @@ Eigen::MatrixXd whitening_matrix(const Communicator& comm, const Eigen::MatrixXd
   Eigen::MatrixXd m;
   collective_try(comm, [&] {
     if (moments.count < 2)
-      throw InputError("--feature dark: whitening needs at least 2 pooled query/key rows (got " +
+      throw InputError(std::string(kFeatureOption) + " dark: whitening needs at least 2 pooled query/key rows (got " +
                        std::to_string(moments.count) + ")");
     m = inverse_sqrt(moments.covariance, ridge);
   });

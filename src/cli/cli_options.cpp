@@ -254,18 +254,19 @@ void add_walk_options(po::options_description& desc, WalkArguments& a) {
        "--alpha/--f are coefficients of powers of that W; not with exp-adjacency or p-step")
       ("scale", double_value(&a.options.scale, 1.0), "c in W = c * A when --weights raw")
       ("walkers,n", po::value(&a.options.walkers)->default_value(16), "walkers per node")
-      ("p-halt", double_value(&a.options.p_halt, 0.5), "halting probability before every hop")
-      ("max-length", po::value(&a.options.max_length)->default_value(32), "walks stop after this many hops (series truncation)")
+      ("p-halt", with_double_default(given_value(&a.options.p_halt, &a.halting_given), 0.5), "halting probability before every hop")
+      ("max-length", given_value(&a.options.max_length, &a.halting_given)->default_value(32),
+       "walks stop after this many hops (series truncation)")
       ("fixed-length", optional_value(&a.fixed_length),
        "every walker makes exactly T hops, no halting (estimates sum_{t<=T} f_t W^t; replaces --p-halt, --max-length)")
       ("seed", po::value(&a.options.seed)->default_value(1), "random seed (walks depend on it, not on ranks or partitions)");
   desc.add(group);
 }
 
-WalkOptions walk_options_from(const WalkArguments& a, const po::variables_map& vm) {
+WalkOptions walk_options_from(const WalkArguments& a) {
   WalkOptions o = a.options;
   if (a.fixed_length) {
-    if (!vm["p-halt"].defaulted() || !vm["max-length"].defaulted())
+    if (a.halting_given)
       throw InputError("--fixed-length: give it instead of --p-halt and --max-length, not with them");
     o.fixed_length = true;
     o.max_length = *a.fixed_length;

@@ -120,7 +120,7 @@ int run_attention_command(const CommandContext& ctx, AttentionCommandOptions& o)
     reference = reference_options_from(o.reference);
     graph_options = graph_options_from(o.graph);
     config.kernel = kernel_spec_from(o.kernel, o.walk.weights);
-    config.walk = walk_options_from(o.walk, ctx.vm);
+    config.walk = walk_options_from(o.walk);
     config.estimator = parse_estimator(o.estimator);
     config.shared_walks = o.shared_walks;
     config.keep_length_resolved = save_grf && o.by_length;

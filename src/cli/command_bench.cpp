@@ -13,30 +13,37 @@
 
 namespace graphrf {
 
-void add_bench_options(po::options_description& desc) {
+namespace {
+
+struct BenchWalksOptions {
+  std::string graphs, walkers_list, p_halt_list, partition, couplings, sigma_permutation;
+  std::int64_t max_length = 100000, walk_repeats = 1, grf_repeats = 1;
+  std::uint64_t seed = 1;
+  bool no_baselines = false, by_length = false;
+};
+
+void declare_bench_walks_options(po::options_description& desc, BenchWalksOptions& o) {
   desc.add_options()
-      ("graphs", po::value<std::string>()->default_value("grid:1000x1000;random:1000000:10"), "generated graphs, ;-separated")
-      ("walkers-list", po::value<std::string>()->default_value("1,10"), "walkers per node to try")
-      ("p-halt-list", po::value<std::string>()->default_value("0.1,0.5"), "halting probabilities to try")
-      ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
-      ("max-length", po::value<std::int64_t>()->default_value(100000), "walk length cap")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed")
-      ("couplings", po::value<std::string>()->default_value("iid"),
+      ("graphs", po::value(&o.graphs)->default_value("grid:1000x1000;random:1000000:10"), "generated graphs, ;-separated")
+      ("walkers-list", po::value(&o.walkers_list)->default_value("1,10"), "walkers per node to try")
+      ("p-halt-list", po::value(&o.p_halt_list)->default_value("0.1,0.5"), "halting probabilities to try")
+      ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
+      ("max-length", po::value(&o.max_length)->default_value(100000), "walk length cap")
+      ("seed", po::value(&o.seed)->default_value(1), "seed")
+      ("couplings", po::value(&o.couplings)->default_value("iid"),
        "walk couplings to time, comma-separated (iid, antithetic, sigma, repelling, antithetic+repelling, "
        "sigma+repelling; pair couplings skip odd walker counts)")
-      ("sigma-permutation", po::value<std::string>()->default_value("2 4 3 5 1"), "the permutation sigma couplings use")
-      ("walk-repeats", po::value<std::int64_t>()->default_value(1),
+      ("sigma-permutation", po::value(&o.sigma_permutation)->default_value("2 4 3 5 1"), "the permutation sigma couplings use")
+      ("walk-repeats", po::value(&o.walk_repeats)->default_value(1),
        "time every coupling's walk phase this many times, round-robin (all couplings, then again), and report "
        "medians (walk_hops_per_s, and per_hop_vs_iid: the median of each round's per-hop time over iid's); "
        "single walk phases on a shared or virtual machine vary by tens of percent")
-      ("grf-repeats", po::value<std::int64_t>()->default_value(1),
+      ("grf-repeats", po::value(&o.grf_repeats)->default_value(1),
        "time the GRF construction this many times and report the median rate (grf_hops_per_s) and the run "
        "closest to it for memory")
-      ("no-baselines", po::bool_switch(), "skip the single-thread loops")
-      ("by-length", po::bool_switch(), "GRF phase keeps M_t too, as `grf --by-length` (default: Phi only, as `grf`)");
+      ("no-baselines", po::bool_switch(&o.no_baselines), "skip the single-thread loops")
+      ("by-length", po::bool_switch(&o.by_length), "GRF phase keeps M_t too, as `grf --by-length` (default: Phi only, as `grf`)");
 }
-
-namespace {
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -75,26 +82,25 @@ Baselines run_baselines(const Communicator& comm, const std::string& graph, std:
 
 }  // namespace
 
-int run_bench(const CommandContext& ctx) {
+int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
   const Communicator& comm = ctx.comm;
-  const auto& vm = ctx.vm;
   std::vector<std::string> graphs;
   std::vector<std::int64_t> walker_counts;
   std::vector<double> p_values;
   std::vector<Coupling> couplings;
   std::vector<int> sigma;
   collective_try(comm, [&] {
-    for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
-    sigma = parse_sigma(vm["sigma-permutation"].as<std::string>(), "--sigma-permutation");
-    graphs = split_list(vm["graphs"].as<std::string>(), ';');
-    walker_counts = walkers_list_from(vm["walkers-list"].as<std::string>());
-    p_values = p_halt_list_from(vm["p-halt-list"].as<std::string>());
+    for (const auto& c : split_list(options.couplings, ',')) couplings.push_back(parse_coupling(c));
+    sigma = parse_sigma(options.sigma_permutation, "--sigma-permutation");
+    graphs = split_list(options.graphs, ';');
+    walker_counts = walkers_list_from(options.walkers_list);
+    p_values = p_halt_list_from(options.p_halt_list);
     for (const auto& g : graphs)
       if (!is_generated_graph(g)) throw InputError("--graphs: the benchmark takes generated graphs (got '" + g + "')");
   });
-  const std::int64_t repeats = vm["walk-repeats"].as<std::int64_t>();
-  const std::int64_t grf_repeats = vm["grf-repeats"].as<std::int64_t>();
-  const LengthResolvedRows length_resolved = vm["by-length"].as<bool>() ? LengthResolvedRows::keep : LengthResolvedRows::drop;
+  const std::int64_t repeats = options.walk_repeats;
+  const std::int64_t grf_repeats = options.grf_repeats;
+  const LengthResolvedRows length_resolved = options.by_length ? LengthResolvedRows::keep : LengthResolvedRows::drop;
   collective_try(comm, [&] {
     if (repeats < 1) throw InputError("--walk-repeats: must be at least 1 (got " + std::to_string(repeats) + ")");
     if (grf_repeats < 1) throw InputError("--grf-repeats: must be at least 1 (got " + std::to_string(grf_repeats) + ")");
@@ -104,7 +110,7 @@ int run_bench(const CommandContext& ctx) {
   for (const auto& spec : graphs) {
     GraphOptions o;
     o.graph = spec;
-    o.partition = vm["partition"].as<std::string>();
+    o.partition = options.partition;
     Timer load_timer;
     const DistributedGraph g = load_graph(comm, o);
     const double load_seconds = comm.max(load_timer.seconds());
@@ -118,7 +124,7 @@ int run_bench(const CommandContext& ctx) {
     for (const auto n : walker_counts)
       for (const double ph : p_values) {
         Baselines base;
-        if (!vm["no-baselines"].as<bool>()) base = run_baselines(comm, spec, n, ph, vm["seed"].as<std::uint64_t>());
+        if (!options.no_baselines) base = run_baselines(comm, spec, n, ph, options.seed);
         // Pair couplings need an even walker count.
         std::vector<Coupling> active;
         for (const Coupling coupling : couplings)
@@ -129,8 +135,8 @@ int run_bench(const CommandContext& ctx) {
           if (termination_of(coupling) == Termination::sigma) walk.sigma = sigma;
           walk.walkers = n;
           walk.p_halt = ph;
-          walk.max_length = vm["max-length"].as<std::int64_t>();
-          walk.seed = vm["seed"].as<std::uint64_t>();
+          walk.max_length = options.max_length;
+          walk.seed = options.seed;
           return walk;
         };
         // Walk phases alone (no deposit sink: walkers only move), round-robin over the couplings.
@@ -205,8 +211,9 @@ int run_bench(const CommandContext& ctx) {
 }
 
 Command bench_walks_command() {
-  return make_unbound_command("bench-walks", "benchmark: distributed walks and GRF construction vs plain single-thread loops",
-                              add_bench_options, run_bench);
+  return make_command<BenchWalksOptions>("bench-walks",
+                                         "benchmark: distributed walks and GRF construction vs plain single-thread loops",
+                                         declare_bench_walks_options, run_bench);
 }
 
 }  // namespace graphrf

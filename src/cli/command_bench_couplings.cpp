@@ -5,6 +5,7 @@
 //   pagerank: ||pi^ - pi||_2^2 / ||pi||_2^2, pi by power iteration to 1e-12.
 // Sigma couplings use the permutations given (learned once with `graphrf couple`, then transferred).
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "graphrf/cli/commands.hpp"
@@ -16,55 +17,66 @@
 
 namespace graphrf {
 
-void add_bench_couplings_options(po::options_description& desc) {
+namespace {
+
+struct BenchCouplingsOptions {
+  std::string graphs, targets, couplings, walkers_list;
+  int seeds = 50;
+  double beta = 1.0, p_halt = 0.5, pagerank_p_halt = 0.15;
+  std::int64_t max_length = 64;
+  std::optional<std::string> sigma, pagerank_sigma;  // permutation files
+};
+
+void declare_bench_couplings_options(po::options_description& desc, BenchCouplingsOptions& o) {
   desc.add_options()
-      ("graphs", po::value<std::string>()->default_value("random:1000:10:1"),
+      ("graphs", po::value(&o.graphs)->default_value("random:1000:10:1"),
        "graphs, ;-separated (files or generated; kernel errors need <= 5000 nodes)")
-      ("targets", po::value<std::string>()->default_value("kernel,pagerank"), "kernel and/or pagerank")
-      ("couplings", po::value<std::string>()->default_value("iid,antithetic,sigma,repelling,antithetic+repelling,sigma+repelling"),
+      ("targets", po::value(&o.targets)->default_value("kernel,pagerank"), "kernel and/or pagerank")
+      ("couplings", po::value(&o.couplings)->default_value("iid,antithetic,sigma,repelling,antithetic+repelling,sigma+repelling"),
        "couplings, comma-separated")
-      ("walkers-list", po::value<std::string>()->default_value("2,4,8,16"), "walkers per node")
-      ("seeds", po::value<int>()->default_value(50), "independent repetitions per configuration")
-      ("beta", double_value(1.0), "beta of the 2-regularised Laplacian kernel (I + beta L)^-2")
-      ("p-halt", double_value(0.5), "halting probability of the kernel walks")
-      ("pagerank-p-halt", double_value(0.15), "teleport probability of PageRank")
-      ("max-length", po::value<std::int64_t>()->default_value(64), "kernel walk length cap")
-      ("sigma", po::value<std::string>(), "permutation file for the kernel's sigma couplings (graphrf couple)")
-      ("pagerank-sigma", po::value<std::string>(), "permutation file for PageRank's sigma couplings (couple --target pagerank)");
+      ("walkers-list", po::value(&o.walkers_list)->default_value("2,4,8,16"), "walkers per node")
+      ("seeds", po::value(&o.seeds)->default_value(50), "independent repetitions per configuration")
+      ("beta", double_value(&o.beta, 1.0), "beta of the 2-regularised Laplacian kernel (I + beta L)^-2")
+      ("p-halt", double_value(&o.p_halt, 0.5), "halting probability of the kernel walks")
+      ("pagerank-p-halt", double_value(&o.pagerank_p_halt, 0.15), "teleport probability of PageRank")
+      ("max-length", po::value(&o.max_length)->default_value(64), "kernel walk length cap")
+      ("sigma", optional_value(&o.sigma), "permutation file for the kernel's sigma couplings (graphrf couple)")
+      ("pagerank-sigma", optional_value(&o.pagerank_sigma), "permutation file for PageRank's sigma couplings (couple --target pagerank)");
 }
 
-int run_bench_couplings(const CommandContext& ctx) {
+int run_bench_couplings(const CommandContext& ctx, BenchCouplingsOptions& options) {
   const Communicator& comm = ctx.comm;
-  const auto& vm = ctx.vm;
   std::vector<std::string> graphs, targets;
   std::vector<Coupling> couplings;
   std::vector<std::int64_t> walker_counts;
   std::vector<int> kernel_sigma, pagerank_sigma;
   int seeds = 0;
   collective_try(comm, [&] {
-    graphs = split_list(vm["graphs"].as<std::string>(), ';');
-    targets = split_list(vm["targets"].as<std::string>(), ',');
+    graphs = split_list(options.graphs, ';');
+    targets = split_list(options.targets, ',');
     for (const auto& t : targets)
       if (t != "kernel" && t != "pagerank") throw InputError("--targets: expected kernel and/or pagerank (got '" + t + "')");
-    for (const auto& c : split_list(vm["couplings"].as<std::string>(), ',')) couplings.push_back(parse_coupling(c));
-    walker_counts = walkers_list_from(vm["walkers-list"].as<std::string>());
-    seeds = vm["seeds"].as<int>();
+    for (const auto& c : split_list(options.couplings, ',')) couplings.push_back(parse_coupling(c));
+    walker_counts = walkers_list_from(options.walkers_list);
+    seeds = options.seeds;
     if (seeds < 2) throw InputError("--seeds: must be >= 2 (got " + std::to_string(seeds) + ")");
     bool needs_sigma = false;
     for (Coupling c : couplings) needs_sigma |= termination_of(c) == Termination::sigma;
     for (const auto& t : targets) {
-      const char* option = t == "kernel" ? "sigma" : "pagerank-sigma";
+      const bool is_kernel = t == "kernel";
+      const std::optional<std::string>& file = is_kernel ? options.sigma : options.pagerank_sigma;
       if (!needs_sigma) continue;
-      if (!vm.count(option))
-        throw InputError(std::string("--") + option + ": sigma couplings need a permutation for the " + t + " target");
-      (t == "kernel" ? kernel_sigma : pagerank_sigma) = read_sigma_file(vm[option].as<std::string>());
+      if (!file)
+        throw InputError(std::string(is_kernel ? "--sigma" : "--pagerank-sigma") +
+                         ": sigma couplings need a permutation for the " + t + " target");
+      (is_kernel ? kernel_sigma : pagerank_sigma) = read_sigma_file(*file);
     }
   });
   const Log& log = ctx.log;
   const Log quiet(comm, true);
   KernelSpec kernel;
   kernel.kind = KernelKind::regularized_laplacian;
-  kernel.beta = vm["beta"].as<double>();
+  kernel.beta = options.beta;
   kernel.power = 2;
   for (const auto& spec : graphs) {
     GraphOptions o;
@@ -74,8 +86,8 @@ int run_bench_couplings(const CommandContext& ctx) {
     for (const auto& target : targets) {
       const bool is_kernel = target == "kernel";
       WalkOptions base;
-      base.p_halt = is_kernel ? vm["p-halt"].as<double>() : vm["pagerank-p-halt"].as<double>();
-      base.max_length = is_kernel ? vm["max-length"].as<std::int64_t>() : pagerank_default_max_length(base.p_halt);
+      base.p_halt = is_kernel ? options.p_halt : options.pagerank_p_halt;
+      base.max_length = is_kernel ? options.max_length : pagerank_default_max_length(base.p_halt);
       Eigen::MatrixXd exact_kernel;
       std::vector<double> exact_rank;
       double exact_rank_norm_sq = 0;
@@ -128,10 +140,12 @@ int run_bench_couplings(const CommandContext& ctx) {
   return 0;
 }
 
+}  // namespace
+
 Command bench_couplings_command() {
-  return make_unbound_command(
+  return make_command<BenchCouplingsOptions>(
       "bench-couplings", "benchmark: Monte Carlo error of every walk coupling (kernel and PageRank) over many seeds",
-      add_bench_couplings_options, run_bench_couplings);
+      declare_bench_couplings_options, run_bench_couplings);
 }
 
 }  // namespace graphrf

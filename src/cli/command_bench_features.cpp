@@ -29,21 +29,28 @@
 
 namespace graphrf {
 
-void add_bench_features_options(po::options_description& desc) {
-  desc.add_options()
-      ("tokens", po::value<int>()->default_value(128), "queries = keys = values n")
-      ("dim", po::value<int>()->default_value(16), "d of the queries and keys")
-      ("num-features-list", po::value<std::string>()->default_value("16,64,256,1024"), "feature counts m")
-      ("methods", po::value<std::string>()->default_value("iid,orthogonal,orthogonal+pnc,antithetic,importance,dark,dark-vs-softmax"),
-       "methods, comma-separated")
-      ("seeds", po::value<int>()->default_value(50), "feature seeds per configuration")
-      ("spread", double_value(100.0), "largest / smallest eigenvalue of the anisotropic covariance")
-      ("top-eigenvalue", double_value(0.4), "largest eigenvalue of the scaled anisotropic covariance (< 1/2)")
-      ("mask-length", double_value(8.0), "mask exp(-|i - j| / length)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed of the data");
-}
-
 namespace {
+
+struct BenchFeaturesOptions {
+  int tokens = 128, dim = 16, seeds = 50;
+  std::string num_features_list, methods;
+  double spread = 100.0, top_eigenvalue = 0.4, mask_length = 8.0;
+  std::uint64_t seed = 1;
+};
+
+void declare_bench_features_options(po::options_description& desc, BenchFeaturesOptions& o) {
+  desc.add_options()
+      ("tokens", po::value(&o.tokens)->default_value(128), "queries = keys = values n")
+      ("dim", po::value(&o.dim)->default_value(16), "d of the queries and keys")
+      ("num-features-list", po::value(&o.num_features_list)->default_value("16,64,256,1024"), "feature counts m")
+      ("methods", po::value(&o.methods)->default_value("iid,orthogonal,orthogonal+pnc,antithetic,importance,dark,dark-vs-softmax"),
+       "methods, comma-separated")
+      ("seeds", po::value(&o.seeds)->default_value(50), "feature seeds per configuration")
+      ("spread", double_value(&o.spread, 100.0), "largest / smallest eigenvalue of the anisotropic covariance")
+      ("top-eigenvalue", double_value(&o.top_eigenvalue, 0.4), "largest eigenvalue of the scaled anisotropic covariance (< 1/2)")
+      ("mask-length", double_value(&o.mask_length, 8.0), "mask exp(-|i - j| / length)")
+      ("seed", po::value(&o.seed)->default_value(1), "seed of the data");
+}
 
 // Standard normals keyed by (seed, purpose, row, column): the data do not depend on the rank.
 Eigen::MatrixXd gaussian(std::uint64_t seed, std::uint64_t purpose, int rows, int cols) {
@@ -94,23 +101,20 @@ double relative_squared_error(const Eigen::MatrixXd& estimate, const Eigen::Matr
   return (estimate - exact).squaredNorm() / exact.squaredNorm();
 }
 
-}  // namespace
-
-int run_bench_features(const CommandContext& ctx) {
+int run_bench_features(const CommandContext& ctx, BenchFeaturesOptions& options) {
   const Communicator& comm = ctx.comm;
-  const auto& vm = ctx.vm;
   const Log& log = ctx.log;
   std::vector<int> feature_counts;
   std::vector<std::string> methods;
   int n = 0, d = 0, seeds = 0;
   double spread = 0, top = 0, mask_length = 0;
   collective_try(comm, [&] {
-    n = vm["tokens"].as<int>();
-    d = vm["dim"].as<int>();
-    seeds = vm["seeds"].as<int>();
-    spread = vm["spread"].as<double>();
-    top = vm["top-eigenvalue"].as<double>();
-    mask_length = vm["mask-length"].as<double>();
+    n = options.tokens;
+    d = options.dim;
+    seeds = options.seeds;
+    spread = options.spread;
+    top = options.top_eigenvalue;
+    mask_length = options.mask_length;
     if (n < 2) throw InputError("--tokens: must be >= 2 (got " + std::to_string(n) + ")");
     if (d < 1) throw InputError("--dim: must be >= 1 (got " + std::to_string(d) + ")");
     if (seeds < 2) throw InputError("--seeds: must be >= 2 (got " + std::to_string(seeds) + ")");
@@ -118,13 +122,13 @@ int run_bench_features(const CommandContext& ctx) {
     if (!(top > 0 && top < 0.5)) throw InputError("--top-eigenvalue: must be in (0, 1/2) (got " + format_number(top) + ")");
     if (!(mask_length > 0) || !std::isfinite(mask_length))
       throw InputError("--mask-length: must be finite and > 0 (got " + format_number(mask_length) + ")");
-    for (const auto& s : split_list(vm["num-features-list"].as<std::string>(), ',')) {
+    for (const auto& s : split_list(options.num_features_list, ',')) {
       const int m = std::stoi(s);
       if (m < 2 || m % 2 != 0 || m > kMaxFeatures)
         throw InputError("--num-features-list: every m must be even, >= 2 and <= " + std::to_string(kMaxFeatures) + " (got " + s + ")");
       feature_counts.push_back(m);
     }
-    for (const auto& s : split_list(vm["methods"].as<std::string>(), ',')) {
+    for (const auto& s : split_list(options.methods, ',')) {
       if (s != "iid" && s != "orthogonal" && s != "orthogonal+pnc" && s != "antithetic" && s != "importance" && s != "dark" &&
           s != "dark-vs-softmax")
         throw InputError("--methods: unknown method '" + s +
@@ -135,7 +139,7 @@ int run_bench_features(const CommandContext& ctx) {
   if (!comm.is_root()) return 0;
 
   // The two data sets: anisotropic (geometric eigenvalues in a random basis) and isotropic (same trace).
-  const std::uint64_t seed = vm["seed"].as<std::uint64_t>();
+  const std::uint64_t seed = options.seed;
   Eigen::VectorXd eig(d);
   for (int i = 0; i < d; ++i) eig(i) = top * std::pow(spread, -static_cast<double>(i) / std::max(1, d - 1));
   const Eigen::MatrixXd basis = Eigen::HouseholderQR<Eigen::MatrixXd>(gaussian(seed, 4, d, d)).householderQ();
@@ -205,10 +209,12 @@ int run_bench_features(const CommandContext& ctx) {
   return 0;
 }
 
+}  // namespace
+
 Command bench_features_command() {
-  return make_unbound_command(
+  return make_command<BenchFeaturesOptions>(
       "bench-features", "benchmark: Monte Carlo error of the random feature maps (iid, orthogonal, PNC, antithetic, importance, dark)",
-      add_bench_features_options, run_bench_features);
+      declare_bench_features_options, run_bench_features);
 }
 
 }  // namespace graphrf

@@ -146,7 +146,7 @@ int run_bench_output(const CommandContext& ctx, BenchOutputOptions& o) {
   collective_try(comm, [&] {
     graph_options = graph_options_from(o.graph);
     kernel = kernel_spec_from(o.kernel, o.walk.weights);
-    walk = walk_options_from(o.walk, ctx.vm);
+    walk = walk_options_from(o.walk);
     repeats = o.repeats;
     if (repeats < 1) throw InputError("--repeats: at least 1 (got " + std::to_string(repeats) + ")");
     if (o.workdir) dir = *o.workdir;

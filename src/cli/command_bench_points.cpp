@@ -26,29 +26,38 @@
 
 namespace graphrf {
 
-void add_bench_points_options(po::options_description& desc) {
-  desc.add_options()
-      ("points-per-frame", po::value<std::int64_t>()->default_value(32768), "particles per scene")
-      ("frames", po::value<std::int64_t>()->default_value(64), "scenes in the stack")
-      ("bodies", po::value<int>()->default_value(4), "rigid bodies per scene")
-      ("knn", po::value<std::int64_t>()->default_value(3), "k of the kNN graph")
-      ("walkers", po::value<std::int64_t>()->default_value(27), "walkers per node")
-      ("hops", po::value<std::int64_t>()->default_value(3), "hops of every walker (--fixed-length)")
-      ("coupling", po::value<std::string>()->default_value("repelling"), "iid | repelling")
-      ("d", po::value<int>()->default_value(16), "width of the synthetic queries, keys and values")
-      ("frames-batch", po::value<std::int64_t>()->default_value(16), "frames per rank between collective writes")
-      ("frames-dtype", po::value<std::string>()->default_value("float64"), "element type of the output rows, float64 | float32")
-      ("single-graph-frames", po::value<std::int64_t>()->default_value(2), "frames recomputed through the single-graph path")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed of scenes, walks and features")
-      ("scenes-out", po::value<std::string>(), "keep the generated stack here (default: a temporary file, removed)")
-      ("workdir", po::value<std::string>(), "folder of the temporary files (default: the system's temporary folder)");
-}
-
 namespace {
 
+struct BenchPointsOptions {
+  std::int64_t points_per_frame = 32768, frames = 64, knn = 3, walkers = 27, hops = 3, frames_batch = 16,
+               single_graph_frames = 2;
+  int bodies = 4, d = 16;
+  std::string coupling, frames_dtype;
+  std::uint64_t seed = 1;
+  std::optional<std::string> scenes_out, workdir;
+};
+
+void declare_bench_points_options(po::options_description& desc, BenchPointsOptions& o) {
+  desc.add_options()
+      ("points-per-frame", po::value(&o.points_per_frame)->default_value(32768), "particles per scene")
+      ("frames", po::value(&o.frames)->default_value(64), "scenes in the stack")
+      ("bodies", po::value(&o.bodies)->default_value(4), "rigid bodies per scene")
+      ("knn", po::value(&o.knn)->default_value(3), "k of the kNN graph")
+      ("walkers", po::value(&o.walkers)->default_value(27), "walkers per node")
+      ("hops", po::value(&o.hops)->default_value(3), "hops of every walker (--fixed-length)")
+      ("coupling", po::value(&o.coupling)->default_value("repelling"), "iid | repelling")
+      ("d", po::value(&o.d)->default_value(16), "width of the synthetic queries, keys and values")
+      ("frames-batch", po::value(&o.frames_batch)->default_value(16), "frames per rank between collective writes")
+      ("frames-dtype", po::value(&o.frames_dtype)->default_value("float64"), "element type of the output rows, float64 | float32")
+      ("single-graph-frames", po::value(&o.single_graph_frames)->default_value(2), "frames recomputed through the single-graph path")
+      ("seed", po::value(&o.seed)->default_value(1), "seed of scenes, walks and features")
+      ("scenes-out", optional_value(&o.scenes_out), "keep the generated stack here (default: a temporary file, removed)")
+      ("workdir", optional_value(&o.workdir), "folder of the temporary files (default: the system's temporary folder)");
+}
+
 // A temporary path that every rank agrees on.
-std::string shared_temp_path(const Communicator& comm, const po::variables_map& vm, const std::string& name) {
-  std::string dir = vm.count("workdir") ? vm["workdir"].as<std::string>() : std::filesystem::temp_directory_path().string();
+std::string shared_temp_path(const Communicator& comm, const std::optional<std::string>& workdir, const std::string& name) {
+  std::string dir = workdir ? *workdir : std::filesystem::temp_directory_path().string();
   std::string path = dir + "/graphrf-bench-points-" + std::to_string(::getpid()) + "-" + name;
   comm.broadcast(path);
   return path;
@@ -83,41 +92,38 @@ std::string load_average() {
 
 double ms(double seconds, std::int64_t frames) { return 1e3 * seconds / static_cast<double>(std::max<std::int64_t>(frames, 1)); }
 
-}  // namespace
-
-int run_bench_points(const CommandContext& ctx) {
+int run_bench_points(const CommandContext& ctx, BenchPointsOptions& options) {
   const Communicator& comm = ctx.comm;
-  const auto& vm = ctx.vm;
   const Log& log = ctx.log;
   SceneOptions scenes;
   FrameConfig config;
   std::int64_t frames = 0, batch = 0, single = 0;
   FrameOutputType output_type = FrameOutputType::float64;
   collective_try(comm, [&] {
-    scenes.points = vm["points-per-frame"].as<std::int64_t>();
-    scenes.bodies = vm["bodies"].as<int>();
-    scenes.seed = vm["seed"].as<std::uint64_t>();
-    frames = vm["frames"].as<std::int64_t>();
-    batch = vm["frames-batch"].as<std::int64_t>();
-    single = vm["single-graph-frames"].as<std::int64_t>();
-    output_type = parse_frame_output_type(vm["frames-dtype"].as<std::string>());
+    scenes.points = options.points_per_frame;
+    scenes.bodies = options.bodies;
+    scenes.seed = options.seed;
+    frames = options.frames;
+    batch = options.frames_batch;
+    single = options.single_graph_frames;
+    output_type = parse_frame_output_type(options.frames_dtype);
     if (scenes.points < 2 || scenes.bodies < 1 || frames < 1 || batch < 1 || single < 0 || single > frames)
       throw InputError("--points-per-frame >= 2, --bodies >= 1, --frames >= 1, --frames-batch >= 1 and "
                        "0 <= --single-graph-frames <= --frames");
-    config.graph.knn = vm["knn"].as<std::int64_t>();
-    config.walk.walkers = vm["walkers"].as<std::int64_t>();
+    config.graph.knn = options.knn;
+    config.walk.walkers = options.walkers;
     config.walk.fixed_length = true;
-    config.walk.max_length = vm["hops"].as<std::int64_t>();
-    config.walk.coupling = parse_coupling(vm["coupling"].as<std::string>());
+    config.walk.max_length = options.hops;
+    config.walk.coupling = parse_coupling(options.coupling);
     config.walk.seed = scenes.seed;
     validate(config.walk);
     config.features.seed = scenes.seed;
-    config.synthetic_d = config.synthetic_dv = vm["d"].as<int>();
+    config.synthetic_d = config.synthetic_dv = options.d;
   });
   std::optional<FrameAttention> attention;
   collective_try(comm, [&] { attention.emplace(config, config.synthetic_d); });
-  const std::string scenes_path = vm.count("scenes-out") ? vm["scenes-out"].as<std::string>() : shared_temp_path(comm, vm, "scenes.h5");
-  const std::string out_path = shared_temp_path(comm, vm, "attention.h5");
+  const std::string scenes_path = options.scenes_out ? *options.scenes_out : shared_temp_path(comm, options.workdir, "scenes.h5");
+  const std::string out_path = shared_temp_path(comm, options.workdir, "attention.h5");
   log.info("bench-points " + std::to_string(frames) + " scenes of " + std::to_string(scenes.points) + " particles (" +
            std::to_string(scenes.bodies) + " rigid bodies + noise), k = " + std::to_string(config.graph.knn) + ", n = " +
            std::to_string(config.walk.walkers) + " " + coupling_name(config.walk.coupling) + " walkers, T = " +
@@ -207,15 +213,17 @@ int run_bench_points(const CommandContext& ctx) {
                          : std::string()));
   if (comm.is_root()) {
     std::filesystem::remove(out_path);
-    if (!vm.count("scenes-out")) std::filesystem::remove(scenes_path);
+    if (!options.scenes_out) std::filesystem::remove(scenes_path);
   }
   return 0;
 }
 
+}  // namespace
+
 Command bench_points_command() {
-  return make_unbound_command(
+  return make_command<BenchPointsOptions>(
       "bench-points", "benchmark: the particle-dynamics workload (kNN graph per frame, repelling walks, masked attention)",
-      add_bench_points_options, run_bench_points);
+      declare_bench_points_options, run_bench_points);
 }
 
 }  // namespace graphrf

@@ -32,30 +32,39 @@ std::optional<EigensolverAnchor>& anchor_slot() {
 const EigensolverAnchor* eigensolver_anchor() { return anchor_slot() ? &*anchor_slot() : nullptr; }
 void register_eigensolver_anchor(EigensolverAnchor anchor) { anchor_slot() = std::move(anchor); }
 
-void add_bench_wavelet_options(po::options_description& desc) {
+namespace {
+
+struct BenchWaveletOptions {
+  std::string sizes, graphs, partition;
+  std::int64_t rank = 32, oversample = -1, dense_max = 2500, slepc_max = 100000;
+  int degree_chi = 60, subspace_iterations = -1, degree_h = 30, error_steps = 20;
+  double slepc_tol = 1e-8;
+  std::uint64_t seed = 1;
+};
+
+void declare_bench_wavelet_options(po::options_description& desc, BenchWaveletOptions& o) {
   desc.add_options()
-      ("sizes", po::value<std::string>()->default_value("1024,2025,10000,100000,1000000"), "node counts N (square grids)")
-      ("graphs", po::value<std::string>()->default_value(""),
+      ("sizes", po::value(&o.sizes)->default_value("1024,2025,10000,100000,1000000"), "node counts N (square grids)")
+      ("graphs", po::value(&o.graphs)->default_value(""),
        "further graphs after the grids, comma-separated (generators or files, e.g. random:1000000:10)")
-      ("rank,K", po::value<std::int64_t>()->default_value(32), "embedding rank K")
-      ("oversample", po::value<std::int64_t>()->default_value(-1), "oversampling r (-1: the wavelet default, max(K/10, 15))")
-      ("degree-chi", po::value<int>()->default_value(60), "degree M_chi of the low-pass filter")
-      ("subspace-iterations", po::value<int>()->default_value(-1),
+      ("rank,K", po::value(&o.rank)->default_value(32), "embedding rank K")
+      ("oversample", po::value(&o.oversample)->default_value(-1), "oversampling r (-1: the wavelet default, max(K/10, 15))")
+      ("degree-chi", po::value(&o.degree_chi)->default_value(60), "degree M_chi of the low-pass filter")
+      ("subspace-iterations", po::value(&o.subspace_iterations)->default_value(-1),
        "passes of the low-pass filter, Q = orth(p_chi(L) Q) (-1: 2 when h varies by more than 10% on [0, lambda_K], else 1)")
-      ("degree-h", po::value<int>()->default_value(30), "degree M_h of the kernel filter")
-      ("dense-max", po::value<std::int64_t>()->default_value(2500), "largest N for the dense eigendecomposition anchor")
-      ("slepc-max", po::value<std::int64_t>()->default_value(100000), "largest N for the SLEPc Krylov-Schur anchor (0: none)")
-      ("slepc-tol", double_value(1e-8), "SLEPc residual tolerance (relative to ||L||)")
-      ("error-steps", po::value<int>()->default_value(20), "Lanczos steps for the kernel error estimate (0: skip)")
-      ("partition", po::value<std::string>()->default_value("metis"), "partitioner")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed");
+      ("degree-h", po::value(&o.degree_h)->default_value(30), "degree M_h of the kernel filter")
+      ("dense-max", po::value(&o.dense_max)->default_value(2500), "largest N for the dense eigendecomposition anchor")
+      ("slepc-max", po::value(&o.slepc_max)->default_value(100000), "largest N for the SLEPc Krylov-Schur anchor (0: none)")
+      ("slepc-tol", double_value(&o.slepc_tol, 1e-8), "SLEPc residual tolerance (relative to ||L||)")
+      ("error-steps", po::value(&o.error_steps)->default_value(20), "Lanczos steps for the kernel error estimate (0: skip)")
+      ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
+      ("seed", po::value(&o.seed)->default_value(1), "seed");
 }
 
-namespace {
 // The graphs to run, in order: a square grid per size, then the --graphs entries as given.
-std::vector<std::string> graphs_of(const po::variables_map& vm) {
+std::vector<std::string> graphs_of(const BenchWaveletOptions& options) {
   std::vector<std::string> out;
-  for (const auto& size : split_list(vm["sizes"].as<std::string>(), ',')) {
+  for (const auto& size : split_list(options.sizes, ',')) {
     std::int64_t n = 0;
     try {
       n = std::stoll(size);
@@ -66,7 +75,7 @@ std::vector<std::string> graphs_of(const po::variables_map& vm) {
     const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n))));
     out.push_back("grid:" + std::to_string(side) + "x" + std::to_string(side));
   }
-  for (const auto& graph : split_list(vm["graphs"].as<std::string>(), ',')) out.push_back(graph);
+  for (const auto& graph : split_list(options.graphs, ',')) out.push_back(graph);
   return out;
 }
 
@@ -167,24 +176,22 @@ std::string crossover(const std::map<std::int64_t, std::pair<double, double>>& t
     text += " graphrf_faster_at_every_size_from=" + std::to_string(times.begin()->first);
   return text;
 }
-}  // namespace
 
-int run_bench_wavelet(const CommandContext& ctx) {
+int run_bench_wavelet(const CommandContext& ctx, BenchWaveletOptions& options) {
   const Communicator& comm = ctx.comm;
-  const auto& vm = ctx.vm;
   const Log& log = ctx.log;
   KernelSpec kernel;
   kernel.beta = 5.0;
   const auto h = [&](double l) { return kernel_of_laplacian_eigenvalue(kernel, l); };
-  const auto k = vm["rank"].as<std::int64_t>();
-  const auto seed = vm["seed"].as<std::uint64_t>();
-  const auto dense_max = vm["dense-max"].as<std::int64_t>();
-  const auto slepc_max = vm["slepc-max"].as<std::int64_t>();
-  const int error_steps = vm["error-steps"].as<int>();
+  const auto k = options.rank;
+  const auto seed = options.seed;
+  const auto dense_max = options.dense_max;
+  const auto slepc_max = options.slepc_max;
+  const int error_steps = options.error_steps;
   const EigensolverAnchor* anchor = eigensolver_anchor();
   std::shared_ptr<void> anchor_session;
   collective_try(comm, [&] {
-    if (!anchor && vm["slepc-tol"].as<double>() != 1e-8)
+    if (!anchor && options.slepc_tol != 1e-8)
       throw InputError("--slepc-tol: this build has no SLEPc (CMake found no `pkg-config slepc`), so no Krylov-Schur anchor to tune");
   });
   if (slepc_max > 0 && !anchor)
@@ -193,27 +200,27 @@ int run_bench_wavelet(const CommandContext& ctx) {
   if (slepc_max > 0 && anchor) anchor_session = anchor->start(comm);
   std::map<std::int64_t, std::pair<double, double>> vs_dense, vs_slepc;
 
-  for (const auto& graph : graphs_of(vm)) {
+  for (const auto& graph : graphs_of(options)) {
     GraphOptions o;
     o.graph = graph;
-    o.partition = vm["partition"].as<std::string>();
+    o.partition = options.partition;
     const DistributedGraph g = load_graph(comm, o);
     const DistributedOperator op = normalized_laplacian_operator(g);
     const RowBlockReducer sums(op);
-    WaveletOptions options;
-    options.rank = k;
-    options.seed = seed;
-    options.oversample = vm["oversample"].as<std::int64_t>();
-    options.degree_chi = vm["degree-chi"].as<int>();
-    options.subspace_iterations = vm["subspace-iterations"].as<int>();
-    options.degree_h = vm["degree-h"].as<int>();
-    const auto resolved = resolve_wavelet_options(g.n_global(), options);
+    WaveletOptions wavelet;
+    wavelet.rank = k;
+    wavelet.seed = seed;
+    wavelet.oversample = options.oversample;
+    wavelet.degree_chi = options.degree_chi;
+    wavelet.subspace_iterations = options.subspace_iterations;
+    wavelet.degree_h = options.degree_h;
+    const auto resolved = resolve_wavelet_options(g.n_global(), wavelet);
     const auto b = static_cast<Eigen::Index>(resolved.rank + resolved.oversample);
 
     const double step = filter_step_seconds(comm, op, b, seed);
     const double bandwidth = triad_bandwidth(comm, g.n_local() * b);
     const double bound = filter_step_bytes(g, b) / bandwidth;
-    const WaveletResult result = random_wavelet_features(op, h, options);
+    const WaveletResult result = random_wavelet_features(op, h, wavelet);
     const double embed = comm.max(result.seconds), lambda_k_time = comm.max(result.lambda_k_seconds);
     const double error = kernel_error(op, sums, h, result.embedding_local, error_steps, seed);
     const double edge_columns = static_cast<double>(2 * g.n_edges_global + g.n_global()) * static_cast<double>(b);
@@ -248,7 +255,7 @@ int run_bench_wavelet(const CommandContext& ctx) {
                  fmt(embed, 3) + " embedding_kernel_error=" + fmt(error, 6) + " dense_over_embedding=" + fmt(dense / embed, 1));
     }
     if (anchor_session && g.n_global() <= slepc_max) {
-      const double tol = vm["slepc-tol"].as<double>();
+      const double tol = options.slepc_tol;
       comm.barrier();
       const Timer timer;
       const PartialEigenpairs pairs = anchor->smallest_eigenpairs(g, k, tol);
@@ -274,10 +281,12 @@ int run_bench_wavelet(const CommandContext& ctx) {
   return 0;
 }
 
+}  // namespace
+
 Command bench_wavelet_command() {
-  return make_unbound_command(
+  return make_command<BenchWaveletOptions>(
       "bench-wavelet", "benchmark: Chebyshev filtering and wavelet embeddings across N, vs dense eigendecomposition",
-      add_bench_wavelet_options, run_bench_wavelet);
+      declare_bench_wavelet_options, run_bench_wavelet);
 }
 
 }  // namespace graphrf

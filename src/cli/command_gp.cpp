@@ -120,7 +120,7 @@ int run_gp_command(const CommandContext& ctx, GpCommandOptions& c) {
   collective_try(comm, [&] {
     graph_options = graph_options_from(c.graph);
     const KernelSpec kernel = kernel_spec_from(c.kernel, c.walk.weights);
-    const WalkOptions walk = walk_options_from(c.walk, ctx.vm);
+    const WalkOptions walk = walk_options_from(c.walk);
     o = gp_options_from(c, kernel, walk);
     if (c.out) out_path = *c.out;
   });

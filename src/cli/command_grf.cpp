@@ -48,7 +48,7 @@ int run_grf_command(const CommandContext& ctx, GrfCommandOptions& o) {
     reference = reference_options_from(o.reference);
     graph_options = graph_options_from(o.graph);
     options.kernel = kernel_spec_from(o.kernel, o.walk.weights);
-    options.walk = walk_options_from(o.walk, ctx.vm);
+    options.walk = walk_options_from(o.walk);
     options.estimator = parse_estimator(o.estimator);
     options.by_length = o.by_length;
     options.memory_limit = graph_options.memory_limit;

@@ -10,13 +10,17 @@ namespace graphrf {
 po::typed_value<double>* double_value(double default_value) { return double_value(nullptr, default_value); }
 
 po::typed_value<double>* double_value(double* field, double default_value) {
+  return with_double_default(po::value<double>(field), default_value);
+}
+
+po::typed_value<double>* with_double_default(po::typed_value<double>* value, double default_value) {
   char buf[64];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), default_value);
   std::string text(buf, ec == std::errc() ? end : buf);
   // to_chars writes exponents as e-06 and e+20; as written in code they read e-6 and e20.
   if (const auto e = text.find('e'); e != std::string::npos)
     text = text.substr(0, e + 1) + std::to_string(std::stoi(text.substr(e + 1)));
-  return po::value<double>(field)->default_value(default_value, text);
+  return value->default_value(default_value, text);
 }
 
 void print_option_groups(std::ostream& os, const po::options_description& desc) {

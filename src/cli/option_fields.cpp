@@ -43,22 +43,49 @@ const std::pair<const char*, const char*> kFieldFlags[] = {
     {"wavelet.n_probe", "--probes"},
     {"wavelet.lambda_max", "--lambda-max"},
     {"wavelet.kernel", "--kernel"},
+    {"features.kind", "--feature"},
+    {"features.m", "--num-features"},
+    {"features.draw", "--draw"},
+    {"features.antithetic", "--antithetic"},
+    {"features.relu_epsilon", "--relu-epsilon"},
+    {"features.stabilizer_epsilon", "--stabilizer-epsilon"},
+    {"attention.heads", "--heads"},
+    {"attention.synthetic", "--synthetic"},
+    {"attention.head_betas", "--head-betas"},
+    {"attention.dark_ridge", "--dark-ridge"},
+    {"attention.normalizer", "--on-bad-normalizer"},
+    {"frames.output_type", "--frames-dtype"},
+    {"points.format", "--points-format"},
+    {"point_graph.knn", "--knn"},
+    {"point_graph.radius", "--radius"},
+    {"point_graph.mode", "--knn-mode"},
+    {"point_graph.weight", "--edge-weight"},
+    {"point_graph.sigma", "--edge-sigma"},
+    {"graph.format", "--format"},
+    {"graph.duplicates", "--duplicates"},
+    {"graph.ids", "--ids"},
+    {"graph.weight_column", "--weight-column"},
 };
 
 bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'; }
+// A field name starts a word: not inside a longer name, nor the end of a path or of a hyphenated word
+// (".../graph.ids", "my-graph.ids" are file names).
+bool word_start(const std::string& message, std::size_t i) {
+  return i == 0 || (!name_char(message[i - 1]) && message[i - 1] != '/' && message[i - 1] != '-');
+}
 
 }  // namespace
 
 std::string with_option_flags(const std::string& message) {
   std::string out;
   for (std::size_t i = 0; i < message.size();) {
-    const bool word_start = i == 0 || !name_char(message[i - 1]);
+    const bool starts = word_start(message, i);
     const char* flag = nullptr;
     std::size_t length = 0;
     for (const auto& [field, option] : kFieldFlags) {
       const std::string_view f(field);
       const std::size_t end = i + f.size();
-      if (word_start && message.compare(i, f.size(), f) == 0 && (end == message.size() || !name_char(message[end])) &&
+      if (starts && message.compare(i, f.size(), f) == 0 && (end == message.size() || !name_char(message[end])) &&
           f.size() > length)
         flag = option, length = f.size();
     }

@@ -15,12 +15,12 @@ namespace {
 const FrameConfig& checked(const FrameConfig& config) {
   check_local_walk_options(config.walk);
   if (config.walk.weights != WeightMode::normalized)
-    throw InputError("--weights: the frames path uses the normalised adjacency (rho(W) <= 1); got " +
+    throw InputError("walk.weights: the frames path uses the normalised adjacency (rho(W) <= 1); got " +
                      std::string(weight_mode_name(config.walk.weights)));
   try {
     validate(config.kernel, 1.0);  // the spectral radius of the normalised adjacency
   } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("--kernel: ") + e.what());
+    throw InputError(std::string("kernel.kind: ") + e.what());
   }
   return config;
 }

@@ -66,7 +66,7 @@ void keep_freed_memory_for_the_next_frame() {
 FrameOutputType parse_frame_output_type(const std::string& s) {
   if (s == "float64") return FrameOutputType::float64;
   if (s == "float32") return FrameOutputType::float32;
-  throw InputError("--frames-dtype: expected float64 or float32 (got '" + s + "')");
+  throw InputError("frames.output_type: expected float64 or float32 (got '" + s + "')");
 }
 
 FramesSummary run_frames(const Communicator& comm, const FrameStack& stack, const FrameAttention& attention, int d_v,

@@ -30,7 +30,7 @@ Report gp_report(const DistributedGraph& g, const GpRun& r, double learn_seconds
   Report report;
   report.count("nodes", g.n_global())
       .count("train", r.observations.n_train)
-      .count("test", r.observations.n_test, {}, metric("n_test"))
+      .count("test", r.observations.n_test, "test nodes", metric("n_test"))
       .number("sigma_f", r.sigma_f, 6, {}, theta("sigma_f"))
       .number("beta", r.beta, 6, {}, theta("beta"))
       .number("sigma_n", r.sigma_n, 6, {}, theta("sigma_n"))
@@ -42,9 +42,9 @@ Report gp_report(const DistributedGraph& g, const GpRun& r, double learn_seconds
     report.count("learn_cg_iterations_last", r.trace.cg_iterations.back()).number("lml_last", r.trace.lml.back(), 6);
   // Without test nodes the figures are NaN: in the file, not in the RESULT line.
   if (r.metrics.n_test > 0)
-    report.number("rmse", r.metrics.rmse, 6, {}, metric("rmse"))
-        .number("nlpd", r.metrics.nlpd, 6, {}, metric("nlpd"))
-        .number("coverage", r.metrics.coverage, 4, {}, metric("coverage"));
+    report.number("rmse", r.metrics.rmse, 6, "test RMSE", metric("rmse"))
+        .number("nlpd", r.metrics.nlpd, 6, "test NLPD", metric("nlpd"))
+        .number("coverage", r.metrics.coverage, 4, "test 95% coverage", metric("coverage"));
   else
     report.attribute(r.metrics.rmse, metric("rmse")).attribute(r.metrics.nlpd, metric("nlpd")).attribute(r.metrics.coverage, metric("coverage"));
   if (r.reference) {
@@ -148,8 +148,7 @@ GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& o, const 
   log.info("predict     " + std::to_string(o.prediction.samples) + " pathwise samples, CG " + std::to_string(prediction.cg_iterations) +
            " iterations" + (o.prediction.exact_variance ? ", exact variance CG " + std::to_string(prediction.exact_cg_iterations) : "") +
            " (" + fmt(predict_seconds, 2) + " s)");
-  if (metrics.n_test > 0) log.info("test        " + describe_metrics(metrics) + " over " + std::to_string(metrics.n_test) + " nodes");
-  else log.info("test        no test nodes: rmse, nlpd and coverage are NaN");
+  if (metrics.n_test == 0) log.info("test        no test nodes: rmse, nlpd and coverage are NaN");
 
   out.phases.add("learn", learn_seconds);
   out.phases.add("predict", predict_seconds);

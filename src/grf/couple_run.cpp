@@ -24,19 +24,15 @@ CoupleResult run_couple(const DistributedGraph& g, const CoupleRunOptions& optio
   const SigmaLearningResult& r = result.learned;
   log.info("couple      " + std::to_string(r.start_nodes) + " start nodes, walks " + fmt(r.walk_seconds, 3) +
            " s, cost matrix " + fmt(r.cost_seconds, 3) + " s, assignment " + fmt(r.solve_seconds, 5) + " s");
-  log.info("sigma       " + permutation_text(r.sigma));
-  log.info("cost        sigma " + fmt(r.cost_sigma, 6) + ", identity " + fmt(r.cost_identity, 6) + ", random permutation " +
-           permutation_text(r.random) + " " + fmt(r.cost_random, 6) + " (mean over all permutations " +
-           fmt(r.cost_random_mean, 6) + ")");
   std::string sigma_csv = permutation_text(r.sigma);
   std::replace(sigma_csv.begin(), sigma_csv.end(), ' ', ',');
   result.report.count("order", o.order)
       .count("start_nodes", r.start_nodes)
-      .text("sigma", sigma_csv)
-      .number("cost_sigma", r.cost_sigma, 8)
-      .number("cost_identity", r.cost_identity, 8)
-      .number("cost_random", r.cost_random, 8)
-      .number("cost_random_mean", r.cost_random_mean, 8)
+      .text("sigma", sigma_csv, "sigma")
+      .number("cost_sigma", r.cost_sigma, 8, "cost of sigma")
+      .number("cost_identity", r.cost_identity, 8, "cost of the identity")
+      .number("cost_random", r.cost_random, 8, "cost of the random permutation " + permutation_text(r.random))
+      .number("cost_random_mean", r.cost_random_mean, 8, "mean cost over all permutations")
       .number("cost_seconds", r.cost_seconds, 4)
       .number("solve_seconds", r.solve_seconds, 6);
   return result;

@@ -209,10 +209,10 @@ ParsedGml parse_gml_share(const Communicator& comm, const std::string& path, con
 // Options that only text formats take, refused for the formats read whole.
 void check_whole_file_options(const std::string& path, GraphFormat format, const GraphOptions& options) {
   if (options.weight_column > 0)
-    throw InputError("--weight-column " + std::to_string(options.weight_column) + " applies only to edge lists; " + path +
+    throw InputError("graph.weight_column " + std::to_string(options.weight_column) + " applies only to edge lists; " + path +
                      " is read as " + format_name(format));
   if (options.ids == IdMode::string)
-    throw InputError("--ids string applies only to edge lists; " + path + " is read as " + format_name(format));
+    throw InputError("graph.ids string applies only to edge lists; " + path + " is read as " + format_name(format));
 }
 
 // Runs fn; an InputError it throws gets the --format hint appended (and stays collective if it was).

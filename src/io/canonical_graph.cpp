@@ -291,7 +291,7 @@ CanonicalGraph assemble_canonical_graph(const Communicator& comm, ArcInput input
     collective_try(comm, [&] {
       if (mine)
         throw InputError(g.report.source + ": duplicate edge " + short_name_of(g, static_cast<size_t>(dup_src - first)).text +
-                         " -> " + dst_name[0].text + " (--duplicates error; use sum or max to merge)");
+                         " -> " + dst_name[0].text + " (graph.duplicates error; use sum or max to merge)");
     });
   }
 

@@ -92,10 +92,10 @@ std::string_view decimal_comma_number(std::string_view line, std::string_view to
   if (integer_ids_by_first_line > 0 && status != NumberStatus::ok)
     throw_line_error(at, "node id '" + excerpt(token) + "' is not a non-negative integer, but the first edge line (line " +
                              std::to_string(integer_ids_by_first_line) +
-                             ") has integer ids, so --ids auto reads integers; give --ids string to read every id as a name");
+                             ") has integer ids, so graph.ids auto reads integers; give graph.ids string to read every id as a name");
   if (status == NumberStatus::invalid || status == NumberStatus::trailing)
     throw_line_error(at, "node id '" + excerpt(token) +
-                             "' is not an integer (read with --ids integer; --ids string or auto reads node names)");
+                             "' is not an integer (read with graph.ids integer; graph.ids string or auto reads node names)");
   throw_bad_integer(at, "node id", token, status);
 }
 
@@ -251,7 +251,7 @@ void parse_edge_list(const FileHeader& header, std::string_view chunk, const Chu
       throw_line_error(at, "3 or more columns, but the first edge line (line " +
                                std::to_string(header.unweighted_by_first_line) +
                                ") has 2, so the file was read without weights and column 3 would be ignored; "
-                               "give --weight-column 3 to read weights or --weight-column -1 to ignore extra columns");
+                               "give graph.weight_column 3 to read weights or graph.weight_column -1 to ignore extra columns");
     }
     if (weight_column > 0) {
       std::string_view token;

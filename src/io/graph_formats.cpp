@@ -57,7 +57,7 @@ GraphFormat parse_format_name(std::string_view name) {
   if (iequals(name, "auto")) {
     throw std::invalid_argument("parse_format_name: 'auto' is resolved by detect_format, not here");
   }
-  throw InputError("--format: unknown format '" + detail::excerpt(name) +
+  throw InputError("graph.format: unknown format '" + detail::excerpt(name) +
                    "' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)");
 }
 
@@ -172,7 +172,7 @@ std::string format_hint(const std::string& path, std::string_view head, GraphFor
   const std::string name = format_name(choice.format);
   const std::string why = weak ? "two or three numbers a line" : choice.reason;
   return "; it looks like " + std::string(choice.format == GraphFormat::edge_list ? "an edge list" : name) + " (" +
-         why + "): try --format " + name;
+         why + "): try graph.format " + name;
 }
 
 FormatChoice detect_format(const std::string& path, std::string_view head) {
@@ -215,7 +215,7 @@ IdMode parse_id_mode(std::string_view name) {
   if (name == "auto") return IdMode::automatic;
   if (name == "integer") return IdMode::integer;
   if (name == "string") return IdMode::string;
-  throw InputError("--ids: unknown mode '" + detail::excerpt(name) + "' (expected auto, integer or string)");
+  throw InputError("graph.ids: unknown mode '" + detail::excerpt(name) + "' (expected auto, integer or string)");
 }
 
 const char* id_mode_name(IdMode mode) {
@@ -230,19 +230,19 @@ const char* id_mode_name(IdMode mode) {
 FileHeader parse_header(GraphFormat format, std::string_view head, const std::string& file_name,
                         int weight_column_option, IdMode ids) {
   if (weight_column_option < -1) {
-    throw InputError("--weight-column: expected -1 (unweighted), 0 (default) or a column number >= 3 (got " +
+    throw InputError("graph.weight_column: expected -1 (unweighted), 0 (default) or a column number >= 3 (got " +
                      std::to_string(weight_column_option) + ")");
   }
   if (weight_column_option > 0 && format != GraphFormat::edge_list) {
-    throw InputError("--weight-column " + std::to_string(weight_column_option) + " applies only to edge lists; " +
+    throw InputError("graph.weight_column " + std::to_string(weight_column_option) + " applies only to edge lists; " +
                      file_name + " is read as " + format_name(format));
   }
   if (format == GraphFormat::edge_list && (weight_column_option == 1 || weight_column_option == 2)) {
-    throw InputError("--weight-column: columns 1 and 2 hold the node ids; the weight column must be >= 3 (got " +
+    throw InputError("graph.weight_column: columns 1 and 2 hold the node ids; the weight column must be >= 3 (got " +
                      std::to_string(weight_column_option) + ")");
   }
   if (ids == IdMode::string && format != GraphFormat::edge_list) {
-    throw InputError("--ids string applies only to edge lists; " + file_name + " is read as " + format_name(format) +
+    throw InputError("graph.ids string applies only to edge lists; " + file_name + " is read as " + format_name(format) +
                      ", which numbers its nodes 1..N");
   }
   detail::check_not_compressed(file_name, head);
@@ -253,7 +253,7 @@ FileHeader parse_header(GraphFormat format, std::string_view head, const std::st
     detail::HeadLines first(head);
     if (first.next() && !detail::istarts_with(first.text, "%%MatrixMarket"))
       detail::throw_line_error(detail::LineRef{file_name, first.number, first.text},
-                               "no %%MatrixMarket header: for a plain edge list use --format edgelist");
+                               "no %%MatrixMarket header: for a plain edge list use graph.format edgelist");
   }
   if (format == GraphFormat::gml) {
     FileHeader header;  // the whole file is data; weights from `weight`/`value` unless --weight-column -1

@@ -8,7 +8,7 @@ DuplicatePolicy parse_duplicate_policy(std::string_view name) {
   if (name == "sum") return DuplicatePolicy::sum;
   if (name == "max") return DuplicatePolicy::max;
   if (name == "error") return DuplicatePolicy::error;
-  throw InputError("--duplicates: unknown policy '" + std::string(name) + "' (expected sum, max or error)");
+  throw InputError("graph.duplicates: unknown policy '" + std::string(name) + "' (expected sum, max or error)");
 }
 
 const char* duplicate_policy_name(DuplicatePolicy p) {

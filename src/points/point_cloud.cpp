@@ -276,7 +276,7 @@ PointCloud read_point_cloud(const std::string& path, const std::string& format) 
   if (kind == "h5") cloud = read_h5_points(path);
   else if (kind == "ply") cloud = read_ply_points(path);
   else if (kind == "xyz" || kind == "csv") cloud = read_text_points(path);
-  else throw InputError("--points-format: expected auto, h5, ply or xyz (got '" + format + "')");
+  else throw InputError("points.format: expected auto, h5, ply or xyz (got '" + format + "')");
   validate_point_cloud(cloud, path);
   return cloud;
 }

@@ -80,25 +80,25 @@ double nanoflann_knn_seconds(const PointCloud& cloud, std::int64_t k) {
 KnnMode parse_knn_mode(const std::string& s) {
   if (s == "union") return KnnMode::union_of_lists;
   if (s == "mutual") return KnnMode::mutual;
-  throw InputError("--knn-mode: expected union or mutual (got '" + s + "')");
+  throw InputError("point_graph.mode: expected union or mutual (got '" + s + "')");
 }
 
 EdgeWeight parse_edge_weight(const std::string& s) {
   if (s == "one") return EdgeWeight::one;
   if (s == "gaussian") return EdgeWeight::gaussian;
   if (s == "inverse") return EdgeWeight::inverse_distance;
-  throw InputError("--edge-weight: expected one, gaussian or inverse (got '" + s + "')");
+  throw InputError("point_graph.weight: expected one, gaussian or inverse (got '" + s + "')");
 }
 
 void validate(const PointGraphOptions& o, std::int64_t n_points) {
-  if ((o.knn > 0) == (o.radius > 0)) throw InputError("--knn / --radius: give exactly one of them, positive");
-  if (o.knn < 0) throw InputError("--knn: must be >= 1 (got " + std::to_string(o.knn) + ")");
-  if (o.radius < 0 || !std::isfinite(o.radius)) throw InputError("--radius: must be finite and > 0");
-  if (!(o.sigma > 0) || !std::isfinite(o.sigma)) throw InputError("--edge-sigma: must be finite and > 0");
+  if ((o.knn > 0) == (o.radius > 0)) throw InputError("point_graph.knn / point_graph.radius: give exactly one of them, positive");
+  if (o.knn < 0) throw InputError("point_graph.knn: must be >= 1 (got " + std::to_string(o.knn) + ")");
+  if (o.radius < 0 || !std::isfinite(o.radius)) throw InputError("point_graph.radius: must be finite and > 0");
+  if (!(o.sigma > 0) || !std::isfinite(o.sigma)) throw InputError("point_graph.sigma: must be finite and > 0");
   if (o.knn > 0 && n_points >= 0 && n_points < o.knn + 1)
-    throw InputError("--knn " + std::to_string(o.knn) + ": needs at least k + 1 = " + std::to_string(o.knn + 1) +
+    throw InputError("point_graph.knn " + std::to_string(o.knn) + ": needs at least k + 1 = " + std::to_string(o.knn + 1) +
                      " points (the cloud has " + std::to_string(n_points) + ")");
-  if (o.knn > 0 && o.knn > 100000) throw InputError("--knn: at most 100000 neighbours");
+  if (o.knn > 0 && o.knn > 100000) throw InputError("point_graph.knn: at most 100000 neighbours");
 }
 
 bool Neighbour::operator<(const Neighbour& o) const {
@@ -190,8 +190,8 @@ double edge_weight(const PointGraphOptions& o, double distance_sq, std::int64_t 
   if (!(w > 0) || !std::isfinite(w)) {
     const std::string pair = "points " + std::to_string(id_a) + " and " + std::to_string(id_b);
     if (o.weight == EdgeWeight::inverse_distance)
-      throw InputError("--edge-weight inverse: " + pair + " coincide (1/d is infinite)");
-    throw InputError("--edge-sigma " + std::to_string(o.sigma) + ": exp(-d^2/2s^2) underflows to 0 for " + pair +
+      throw InputError("point_graph.weight inverse: " + pair + " coincide (1/d is infinite)");
+    throw InputError("point_graph.sigma " + std::to_string(o.sigma) + ": exp(-d^2/2s^2) underflows to 0 for " + pair +
                      " at distance " + std::to_string(std::sqrt(distance_sq)));
   }
   return w;

@@ -51,12 +51,10 @@ PageRankResult run_pagerank(const DistributedGraph& g, const PageRankRunOptions&
     std::snprintf(bound, sizeof bound, "%.2e", r.exact.error_bound);
     log.info("reference   power iteration: " + std::to_string(r.exact.iterations) + " iterations, L1 error bound " +
              bound + ", " + fmt(timer.seconds(), 3) + " s");
-    log.info("error       L1 " + fmt(cmp.l1_error, 6) + ", max relative " + fmt(cmp.max_relative_error, 6) + ", top-" +
-             std::to_string(cmp.top_size) + " overlap " + std::to_string(cmp.top_overlap));
     r.reference_seconds = phase.seconds();
-    r.report.number("l1_error", cmp.l1_error, 8, {}, {{"/pagerank", "l1_error"}})
-        .number("max_relative_error", cmp.max_relative_error, 8, {}, {{"/pagerank", "max_relative_error"}})
-        .count("top_overlap", cmp.top_overlap, {}, {{"/pagerank", "top_overlap"}})
+    r.report.number("l1_error", cmp.l1_error, 8, "L1 error", {{"/pagerank", "l1_error"}})
+        .number("max_relative_error", cmp.max_relative_error, 8, "max relative error", {{"/pagerank", "max_relative_error"}})
+        .count("top_overlap", cmp.top_overlap, "top-" + std::to_string(cmp.top_size) + " overlap", {{"/pagerank", "top_overlap"}})
         .count("reference_iterations", r.exact.iterations);
   }
   return r;

@@ -7,7 +7,8 @@ stderr naming the problem, no RESULT line, no output file, no .partial, nothing 
 Cases:
   * grf: unknown --kernel; --alpha 0,1 (alpha_0 <= 0 has no square root); regularized Laplacian with
     --weights raw --scale 10 (the series diverges: c rho >= 1); --p-halt 1.5 and 0; --walkers 0;
-    --coupling antithetic with an odd --walkers; --reference with raw weights above the dense limit (80 x 80 =
+    --coupling antithetic with an odd --walkers; --fixed-length with --p-halt or --max-length, even at their
+    defaults and from a --config file; --reference with raw weights above the dense limit (80 x 80 =
     6400 nodes, sampled reference), or a dense limit above 5000;
   * attention --qkv: a missing file; /q with fewer rows than the graph has nodes; /q and /k of different
     dimension; NaN in /v (in the last rank's share at 3 ranks); --synthetic with one value; relu with
@@ -59,6 +60,13 @@ def test_grf_walk_options():
         expect_error(2, g + ["--walkers", "0"], "--walkers", "must be >= 1 (got 0)", directory=d)
         expect_error(2, g + ["--coupling", "antithetic", "--walkers", "3"], "--walkers", "antithetic", "even",
                      "(got 3)", directory=d)
+        # --fixed-length replaces --p-halt and --max-length: given at all (at their defaults, in an INI file) they
+        # are refused; not given, their defaults are not (test_frames runs --fixed-length alone).
+        fixed = "--fixed-length: give it instead of --p-halt and --max-length, not with them"
+        expect_error(2, g + ["--fixed-length", "3", "--p-halt", "0.5"], fixed, directory=d)
+        expect_error(3, g + ["--fixed-length", "3", "--max-length", "32"], fixed, directory=d)
+        ini = e2e.write(d, "walks.ini", "max-length = 32\n")
+        expect_error(2, g + ["--fixed-length", "3", "--config", ini], fixed, directory=d)
 
 
 def test_reference_above_the_dense_limit():

@@ -6,6 +6,8 @@
 * `grf --reference` prints the dense reference's memory on rank 0 before walking and counts it in the memory
   check: a --memory-limit the walks fit in but walks plus reference do not is refused up front.
 * `wavelet`'s RESULT key follows its option: `embedding_dim=`, not `rank=`.
+* `pagerank --reference`, `couple` and `gp` state each figure of their report once: the log's `result` lines show
+  the RESULT line's values (L1 error, sigma, costs, test metrics), and no narrative line restates them.
 """
 
 import os
@@ -101,6 +103,26 @@ def test_wavelet_result_key_follows_the_option():
     r = e2e.run(2, ["wavelet", "--graph", "grid:8x8", "--embedding-dim", 4])
     res = r.result()
     assert res["embedding_dim"] == "4" and "rank" not in res, res
+
+
+def test_figures_are_logged_from_the_report():
+    r = e2e.run(3, ["pagerank", "--graph", "random:200:6", "--walkers", 8, "--reference"])
+    res, logged = r.result(), dict(line.split(" = ") for line in r.lines_starting("result"))
+    assert logged == {"L1 error": res["l1_error"], "max relative error": res["max_relative_error"],
+                      "top-100 overlap": res["top_overlap"]}, r.stdout
+    assert not r.lines_starting("error"), r.stdout
+    r = e2e.run(2, ["couple", "--graph", "grid:6x6", "--samples", 16])
+    res, logged = r.result(), dict(line.split(" = ") for line in r.lines_starting("result"))
+    random = [k for k in logged if k.startswith("cost of the random permutation ")]
+    assert len(random) == 1 and logged.pop(random[0]) == res["cost_random"], r.stdout
+    assert logged == {"sigma": res["sigma"], "cost of sigma": res["cost_sigma"], "cost of the identity": res["cost_identity"],
+                      "mean cost over all permutations": res["cost_random_mean"]}, r.stdout
+    assert not r.lines_starting("sigma") and not r.lines_starting("cost"), r.stdout
+    r = e2e.run(2, ["gp", "--graph", "grid:10x10", "--synthetic", 0.3, "--test-fraction", 0.2, "--iterations", 3])
+    res, logged = r.result(), dict(line.split(" = ") for line in r.lines_starting("result"))
+    assert logged == {"test nodes": res["test"], "test RMSE": res["rmse"], "test NLPD": res["nlpd"],
+                      "test 95% coverage": res["coverage"]}, r.stdout
+    assert not r.lines_starting("test "), r.stdout
 
 
 if __name__ == "__main__":

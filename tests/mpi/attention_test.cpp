@@ -210,7 +210,7 @@ TEST(Attention, NegativeModulationMakesBadNormalisersAnError) {
     FAIL() << "no normaliser was <= eps";
   } catch (const InputError& e) {
     EXPECT_TRUE(e.collective());
-    EXPECT_NE(std::string(e.what()).find("--on-bad-normalizer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("attention.normalizer"), std::string::npos) << e.what();
   }
   config.normalizer = "skip";
   const auto heads = run_attention(g, qkv, config, quiet_log());

@@ -152,9 +152,9 @@ TEST(FeatureWhitening, SingularCovarianceThrowsOneCollectiveInputErrorOnEveryRan
     threw = 1;
     EXPECT_TRUE(e.collective());
     const std::string what = e.what();
-    EXPECT_NE(what.find("--feature dark"), std::string::npos) << what;
+    EXPECT_NE(what.find("features.kind dark"), std::string::npos) << what;
     EXPECT_NE(what.find("singular"), std::string::npos) << what;
-    EXPECT_NE(what.find("--dark-ridge"), std::string::npos) << what;
+    EXPECT_NE(what.find("attention.dark_ridge"), std::string::npos) << what;
   }
   EXPECT_EQ(threw, 1);
   EXPECT_EQ(world().min(threw), 1);  // every rank threw
@@ -185,7 +185,7 @@ TEST(FeatureWhitening, TooFewRowsAndBadRidgeAreCollectiveInputErrors) {
   };
   expect_collective([&] { whitening_matrix(world(), one, none, kD, scale); }, "at least 2");
   const Split s = make_split(50, 50, false, scale);
-  expect_collective([&] { whitening_matrix(world(), s.local_q, s.local_k, kD, scale, -1.0); }, "--dark-ridge:");
+  expect_collective([&] { whitening_matrix(world(), s.local_q, s.local_k, kD, scale, -1.0); }, "attention.dark_ridge:");
 }
 
 TEST(FeatureDistributed, FrequenciesAndFeaturesAreIdenticalOnEveryRank) {

@@ -90,16 +90,16 @@ Eigen::MatrixXd test_matrix(int rows, int cols, double scale, double phase) {
 
 }  // namespace
 
-TEST(FeatureMaps, ParsesKindNamesAndRejectsUnknownOnesNamingTheOption) {
+TEST(FeatureMaps, ParsesKindNamesAndRejectsUnknownOnesNamingTheField) {
   for (auto k : {FeatureKind::relu, FeatureKind::elu1, FeatureKind::favor, FeatureKind::trig, FeatureKind::dark})
     EXPECT_EQ(parse_feature_kind(feature_kind_name(k)), k);
-  expect_input_error([] { parse_feature_kind("softmax"); }, "--feature");
+  expect_input_error([] { parse_feature_kind("softmax"); }, "features.kind");
   EXPECT_TRUE(can_be_negative(FeatureKind::trig));
   for (auto k : {FeatureKind::relu, FeatureKind::elu1, FeatureKind::favor, FeatureKind::dark})
     EXPECT_FALSE(can_be_negative(k));
 }
 
-TEST(FeatureMaps, ChecksOptionsNamingTheOption) {
+TEST(FeatureMaps, ChecksOptionsNamingTheField) {
   auto make = [](FeatureKind kind, int m, bool antithetic) {
     FeatureOptions o;
     o.kind = kind;
@@ -107,21 +107,21 @@ TEST(FeatureMaps, ChecksOptionsNamingTheOption) {
     o.antithetic = antithetic;
     return [o] { FeatureMap f(o, 4); };
   };
-  expect_input_error(make(FeatureKind::relu, 8, false), "--num-features");
-  expect_input_error(make(FeatureKind::elu1, 3, false), "--num-features");
-  expect_input_error(make(FeatureKind::relu, 0, true), "--antithetic");
-  expect_input_error(make(FeatureKind::trig, 8, true), "--antithetic");
-  expect_input_error(make(FeatureKind::trig, 7, false), "--num-features");
-  expect_input_error(make(FeatureKind::favor, 7, true), "--num-features");
-  expect_input_error(make(FeatureKind::favor, -1, false), "--num-features");
-  expect_input_error(make(FeatureKind::favor, kMaxFeatures + 1, false), "--num-features");
+  expect_input_error(make(FeatureKind::relu, 8, false), "features.m");
+  expect_input_error(make(FeatureKind::elu1, 3, false), "features.m");
+  expect_input_error(make(FeatureKind::relu, 0, true), "features.antithetic");
+  expect_input_error(make(FeatureKind::trig, 8, true), "features.antithetic");
+  expect_input_error(make(FeatureKind::trig, 7, false), "features.m");
+  expect_input_error(make(FeatureKind::favor, 7, true), "features.m");
+  expect_input_error(make(FeatureKind::favor, -1, false), "features.m");
+  expect_input_error(make(FeatureKind::favor, kMaxFeatures + 1, false), "features.m");
   FeatureOptions o;
   o.kind = FeatureKind::favor;
   o.stabilizer_epsilon = -1e-6;
-  expect_input_error([&] { FeatureMap f(o, 4); }, "--stabilizer-epsilon");
+  expect_input_error([&] { FeatureMap f(o, 4); }, "features.stabilizer_epsilon");
   o.kind = FeatureKind::relu;
   o.relu_epsilon = std::numeric_limits<double>::quiet_NaN();
-  expect_input_error([&] { FeatureMap f(o, 4); }, "--relu-epsilon");
+  expect_input_error([&] { FeatureMap f(o, 4); }, "features.relu_epsilon");
 
   // Programming errors.
   FeatureOptions dark;

@@ -29,7 +29,7 @@ TEST(EdgeListIds, ParseIdModeNamesTheOption) {
   try {
     parse_id_mode("int");
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("--ids: unknown mode 'int' (expected auto, integer or string)"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("graph.ids: unknown mode 'int' (expected auto, integer or string)"));
   }
 }
 
@@ -51,7 +51,7 @@ TEST(EdgeListIds, AutoIsDecidedByTheFirstEdgeLine) {
   const std::string stray = "0 1\n1 2\n2 x\n3 4\n";
   expect_error(kEL, stray, "stray.txt", 3,
                "node id 'x' is not a non-negative integer, but the first edge line (line 1) has integer ids, so "
-               "--ids auto reads integers; give --ids string to read every id as a name",
+               "graph.ids auto reads integers; give graph.ids string to read every id as a name",
                kAuto);
   expect_split_invariant(kEL, stray, "stray.txt", kAuto);
   expect_error(kEL, "# c\n1 2\n-4 3\n", "neg.txt", 3, "the first edge line (line 2) has integer ids", kAuto);
@@ -120,7 +120,7 @@ TEST(EdgeListIds, StringIdsKeepWeightsSelfLoopsAndCommas) {
 TEST(EdgeListIds, IntegerModeNamesFileAndLineOfANonIntegerId) {
   const test::LoadOptions integer{.ids = IdMode::integer};
   expect_error(kEL, "1 2\n2 3\n3 x7\n", "mixed.txt", 3,
-               "node id 'x7' is not an integer (read with --ids integer; --ids string or auto reads node names)",
+               "node id 'x7' is not an integer (read with graph.ids integer; graph.ids string or auto reads node names)",
                integer);
   expect_error(kEL, "1 2\nalice 3\n", "mixed.txt", 2, "node id 'alice' is not an integer", integer);
   expect_error(kEL, "1 2\n2 3.5\n", "mixed.txt", 2, "node id '3.5' is not an integer", integer);
@@ -136,7 +136,7 @@ TEST(EdgeListIds, OtherFormatsRefuseStringIds) {
                  IdMode::string);
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("--ids string applies only to edge lists; m.mtx is read as mtx"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("graph.ids string applies only to edge lists; m.mtx is read as mtx"));
   }
   EXPECT_EQ(parse_header(GraphFormat::metis, "2 1\n2\n1\n", "g.graph", 0, IdMode::automatic).ids, IdMode::integer);
 }

@@ -139,10 +139,10 @@ TEST(EdgeList, MalformedLinesNameFileAndLine) {
   expect_error(kEL, head + "-3 4\n", "g.txt", 3, "node id -3 is negative");
   expect_error(kEL, head + "1 99999999999999999999\n", "g.txt", 3,
                "node id '99999999999999999999' does not fit in a 64-bit signed integer");
-  expect_error(kEL, head + "12abc 4\n", "g.txt", 3, "node id '12abc' is not an integer (read with --ids integer");
+  expect_error(kEL, head + "12abc 4\n", "g.txt", 3, "node id '12abc' is not an integer (read with graph.ids integer");
   expect_error(kEL, head + "1.5 4\n", "g.txt", 3, "node id '1.5' is not an integer");
   expect_error(kEL, head + "5\n", "g.txt", 3, "too few columns: expected 'u v [weight]'");
-  expect_error(kEL, head + "from to\n", "g.txt", 3, "node id 'from' is not an integer (read with --ids integer");
+  expect_error(kEL, head + "from to\n", "g.txt", 3, "node id 'from' is not an integer (read with graph.ids integer");
   expect_error(kEL, head + "1,,2\n", "g.csv", 3, "empty node id");
   expect_error(kEL, head + "1 x\n", "g.txt", 3, "(got '1 x')");
 }
@@ -172,7 +172,7 @@ TEST(EdgeList, ErrorLineNumbersDoNotDependOnTheSplit) {
 // lose that column silently, so it is an error naming the line and what to give instead.
 TEST(EdgeList, ColumnsBeyondAnUnweightedFirstLineAreErrors) {
   expect_error(kEL, "# c\n1 2\n2 3 5\n", "g.txt", 3, "first edge line (line 2) has 2");
-  expect_error(kEL, "1 2\n2 3 1.0abc\n", "g.txt", 2, "--weight-column 3");
+  expect_error(kEL, "1 2\n2 3 1.0abc\n", "g.txt", 2, "graph.weight_column 3");
   expect_split_invariant(kEL, "1 2\n2 3\n3 4\n", "g.txt");
   // Told to ignore extra columns, or to read column 3, the same file loads.
   const std::string file = "1 2\n2 3 5\n";

@@ -77,7 +77,7 @@ TEST(MatrixMarket, UnsupportedBannersAreNamed) {
                "'skew-symmetric' matrices are not supported");
   expect_error(kMM, "%%MatrixMarket vector coordinate real general" + tail, "v.mtx", 1, "object 'vector'");
   expect_error(kMM, "%%MatrixMarket matrix coordinate real" + tail, "x.mtx", 1, "banner needs 4 words");
-  expect_error(kMM, "3 3 1\n1 2 1\n", "nobanner.mtx", 1, "no %%MatrixMarket header: for a plain edge list use --format edgelist");
+  expect_error(kMM, "3 3 1\n1 2 1\n", "nobanner.mtx", 1, "no %%MatrixMarket header: for a plain edge list use graph.format edgelist");
   expect_error(kMM, "%%MatrixMarket matrix coordinate real general\n% c\n3 4 1\n1 2 1\n", "rect.mtx", 3,
                "matrix is 3 x 4: a graph's adjacency matrix must be square");
   expect_error(kMM, "%%MatrixMarket matrix coordinate real general\n% only comments\n", "nosize.mtx", 0,

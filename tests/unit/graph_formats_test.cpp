@@ -37,7 +37,7 @@ TEST(GraphFormatNames, UnknownNameIsAnInputError) {
     parse_format_name("xml");
     FAIL() << "no exception";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--format: unknown format 'xml' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)");
+    EXPECT_STREQ(e.what(), "graph.format: unknown format 'xml' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)");
   }
   EXPECT_THROW(parse_format_name(""), InputError);
   // "auto" is the caller's business (detect_format), not a format.
@@ -180,11 +180,11 @@ TEST(DetectFormat, MeshesAndHdf5ByContentOrExtension) {
 
 TEST(FormatHint, NamesTheFormatTheFileLooksLike) {
   EXPECT_EQ(format_hint("e.txt", "1 2\n2 3\n", GraphFormat::metis),
-            "; it looks like an edge list (extension .txt): try --format edgelist");
+            "; it looks like an edge list (extension .txt): try graph.format edgelist");
   EXPECT_EQ(format_hint("edges", "1 2\n2 3 0.5\n3 4\n", GraphFormat::metis),
-            "; it looks like an edge list (two or three numbers a line): try --format edgelist");
+            "; it looks like an edge list (two or three numbers a line): try graph.format edgelist");
   EXPECT_EQ(format_hint("g.mtx", "%%MatrixMarket matrix coordinate real general\n", GraphFormat::edge_list),
-            "; it looks like mtx (header '%%MatrixMarket'): try --format mtx");
+            "; it looks like mtx (header '%%MatrixMarket'): try graph.format mtx");
   EXPECT_EQ(format_hint("e.txt", "1 2\n", GraphFormat::edge_list), "");       // what it looks like
   EXPECT_EQ(format_hint("x", "a b c d e\n", GraphFormat::metis), "");         // nothing better to say
 }

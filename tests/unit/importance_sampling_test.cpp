@@ -93,8 +93,8 @@ TEST(ImportanceSampling, SigmaStarThatIsNotACovarianceIsOneLineNamingTheOptionsT
     ADD_FAILURE() << "expected InputError";
   } catch (const InputError& e) {
     const std::string what = e.what();
-    EXPECT_EQ(what.rfind("--draw importance: ", 0), 0u) << what;
-    for (const char* needle : {"0.5 >= 1/2", "--draw orthogonal", "--feature dark"})
+    EXPECT_EQ(what.rfind("features.draw importance: ", 0), 0u) << what;
+    for (const char* needle : {"0.5 >= 1/2", "features.draw orthogonal", "features.kind dark"})
       EXPECT_NE(what.find(needle), std::string::npos) << needle << " in " << what;
     EXPECT_EQ(what.find('\n'), std::string::npos);
   }

@@ -1,8 +1,13 @@
 // The app shows the flags that fill the fields library errors name (src/cli/option_fields.cpp).
 #include <gtest/gtest.h>
 
+#include "graphrf/attention/feature_map.hpp"
+#include "graphrf/attention/masked_attention.hpp"
 #include "graphrf/cli/cli.hpp"
+#include "graphrf/frames/frame_run.hpp"
 #include "graphrf/grf/kernel.hpp"
+#include "graphrf/io/graph_options.hpp"
+#include "graphrf/points/point_graph.hpp"
 
 namespace graphrf {
 namespace {
@@ -17,6 +22,44 @@ TEST(OptionFields, LibraryErrorsNameFieldsTheAppShowsFlags) {
     EXPECT_STREQ(e.what(), "kernel.beta: diffusion needs beta > 0 (got -1)");
     EXPECT_EQ(with_option_flags(e.what()), "--beta: diffusion needs beta > 0 (got -1)");
   }
+}
+
+// The message `fn` throws: the field it names, then what the app shows.
+template <class F>
+void expect_field_then_flag(F fn, const std::string& library, const std::string& app) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected an InputError: " << library;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.what(), library);
+    EXPECT_EQ(with_option_flags(e.what()), app);
+  }
+}
+
+TEST(OptionFields, AttentionFramesPointsAndGraphErrorsNameFields) {
+  FeatureOptions features;
+  features.kind = FeatureKind::favor;
+  features.m = 7;
+  features.antithetic = true;
+  expect_field_then_flag([&] { FeatureMap map(features, 4); },
+                         "features.m: features.antithetic pairs every frequency w with -w, so m must be even (got 7)",
+                         "--num-features: --antithetic pairs every frequency w with -w, so m must be even (got 7)");
+  expect_field_then_flag([] { parse_bad_normalizer("never"); },
+                         "attention.normalizer: expected error, clamp or skip (got 'never')",
+                         "--on-bad-normalizer: expected error, clamp or skip (got 'never')");
+  expect_field_then_flag([] { parse_frame_output_type("int8"); }, "frames.output_type: expected float64 or float32 (got 'int8')",
+                         "--frames-dtype: expected float64 or float32 (got 'int8')");
+  PointGraphOptions points;
+  points.knn = 2;
+  points.radius = 1;
+  expect_field_then_flag([&] { validate(points, 10); },
+                         "point_graph.knn / point_graph.radius: give exactly one of them, positive",
+                         "--knn / --radius: give exactly one of them, positive");
+  expect_field_then_flag([] { parse_duplicate_policy("min"); },
+                         "graph.duplicates: unknown policy 'min' (expected sum, max or error)",
+                         "--duplicates: unknown policy 'min' (expected sum, max or error)");
+  // A file name that is a field name stays as it is after a folder or a hyphen.
+  EXPECT_EQ(with_option_flags("--test /data/graph.ids: line 2, my-graph.ids"), "--test /data/graph.ids: line 2, my-graph.ids");
 }
 
 TEST(OptionFields, EveryFieldAMessageNamesIsMappedAndNothingElse) {

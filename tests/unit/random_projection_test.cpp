@@ -48,7 +48,7 @@ TEST(FeatureProjection, ParsesDrawNamesAndRejectsUnknownOnesNamingTheOption) {
     parse_frequency_draw("pnc");
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--draw"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("features.draw"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("'pnc'"), std::string::npos) << e.what();
   }
 }

@@ -49,12 +49,12 @@ struct ImportanceProposal;
 enum class FeatureKind { relu, elu1, favor, trig, dark };
 enum class FeatureRole { query, key };
 
-// Command-line option names used in error messages (the CLI should register exactly these).
-inline constexpr std::string_view kFeatureOption = "--feature";
-inline constexpr std::string_view kNumFeaturesOption = "--num-features";
-inline constexpr std::string_view kAntitheticOption = "--antithetic";
-inline constexpr std::string_view kReluEpsilonOption = "--relu-epsilon";
-inline constexpr std::string_view kStabilizerEpsilonOption = "--stabilizer-epsilon";
+// The fields of FeatureOptions that error messages name (the apps show their flags: --feature, --num-features, ...).
+inline constexpr std::string_view kFeatureOption = "features.kind";
+inline constexpr std::string_view kNumFeaturesOption = "features.m";
+inline constexpr std::string_view kAntitheticOption = "features.antithetic";
+inline constexpr std::string_view kReluEpsilonOption = "features.relu_epsilon";
+inline constexpr std::string_view kStabilizerEpsilonOption = "features.stabilizer_epsilon";
 
 // Largest number of random features accepted.
 inline constexpr int kMaxFeatures = 1 << 20;
@@ -74,7 +74,7 @@ struct FeatureOptions {
   std::uint64_t seed = 1;
 };
 
-// "relu", "elu1", "favor", "trig", "dark". InputError: "--feature: unknown feature map 'x' (expected ...)".
+// "relu", "elu1", "favor", "trig", "dark". InputError: "features.kind: unknown feature map 'x' (expected ...)".
 FeatureKind parse_feature_kind(std::string_view name);
 // Inverse of parse_feature_kind.
 std::string_view feature_kind_name(FeatureKind kind);

@@ -41,7 +41,7 @@ Eigen::MatrixXd reproducible_pooled_covariance(const Communicator& comm, std::in
                                                const Eigen::MatrixXd& keys, int d, double scale);
 
 // Sigma* of Theorem 3.2 from a symmetric Lambda, by one eigendecomposition (Sigma* shares Lambda's
-// eigenvectors, eigenvalues (1 + 2 l) / (1 - 2 l)). InputError naming --draw importance and the options that
+// eigenvectors, eigenvalues (1 + 2 l) / (1 - 2 l)). InputError naming features.draw importance and the options that
 // work when an eigenvalue of 2 Lambda is >= 1 (or Lambda is not finite).
 ImportanceProposal importance_proposal(const Eigen::MatrixXd& lambda);
 

@@ -35,7 +35,7 @@ namespace graphrf {
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 enum class BadNormalizer { error, clamp, skip };
-BadNormalizer parse_bad_normalizer(std::string_view);  // InputError naming --on-bad-normalizer
+BadNormalizer parse_bad_normalizer(std::string_view);  // InputError naming attention.normalizer
 
 struct AttentionStats {
   double denominator_min = 0;      // global

@@ -30,9 +30,10 @@ namespace graphrf {
 
 enum class FrequencyDraw { iid, orthogonal, orthogonal_pnc, importance };
 
-inline constexpr std::string_view kDrawOption = "--draw";
+// The field of FeatureOptions that error messages name (the apps show its flag, --draw).
+inline constexpr std::string_view kDrawOption = "features.draw";
 
-// "iid", "orthogonal", "orthogonal+pnc", "importance". InputError: "--draw: unknown frequency draw 'x' (expected ...)".
+// "iid", "orthogonal", "orthogonal+pnc", "importance". InputError: "features.draw: unknown frequency draw 'x' (expected ...)".
 FrequencyDraw parse_frequency_draw(std::string_view name);
 // Inverse of parse_frequency_draw.
 std::string_view frequency_draw_name(FrequencyDraw draw);

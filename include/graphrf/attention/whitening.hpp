@@ -18,7 +18,8 @@
 
 namespace graphrf {
 
-inline constexpr std::string_view kDarkRidgeOption = "--dark-ridge";
+// The field of AttentionConfig that error messages name (the apps show its flag, --dark-ridge).
+inline constexpr std::string_view kDarkRidgeOption = "attention.dark_ridge";
 
 struct PooledMoments {
   std::int64_t count = 0;      // pooled query and key rows over all ranks
@@ -36,10 +37,10 @@ PooledMoments pooled_moments(const Communicator& comm, const Eigen::MatrixXd& qu
 
 // The symmetric inverse square root (lambda + ridge I)^-1/2 = V diag(e^-1/2) V^T by
 // Eigen::SelfAdjointEigenSolver. Throws InputError:
-//   "--dark-ridge: must be finite and >= 0 (got x)";
-//   "--feature dark: the pooled query/key covariance is not finite ...";
-//   "--feature dark: the pooled query/key covariance is singular (smallest eigenvalue s, largest l);
-//    add --dark-ridge EPS to regularise" when s <= 1e-12 * l (or l <= 0).
+//   "attention.dark_ridge: must be finite and >= 0 (got x)";
+//   "features.kind dark: the pooled query/key covariance is not finite ...";
+//   "features.kind dark: the pooled query/key covariance is singular (smallest eigenvalue s, largest l);
+//    add attention.dark_ridge EPS to regularise" when s <= 1e-12 * l (or l <= 0).
 Eigen::MatrixXd inverse_sqrt(const Eigen::MatrixXd& lambda, double ridge);
 
 // Relative eigenvalue threshold of inverse_sqrt: smaller ones make the covariance singular.

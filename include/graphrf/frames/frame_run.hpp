@@ -31,7 +31,7 @@ struct FramesSummary {
 // The element type of /frames/attention: float64, or float32 (what a model trains on; half the file and half
 // the write time, values rounded to nearest from the float64 computation).
 enum class FrameOutputType { float64, float32 };
-FrameOutputType parse_frame_output_type(const std::string&);  // InputError naming --frames-dtype
+FrameOutputType parse_frame_output_type(const std::string&);  // InputError naming frames.output_type
 
 // Collective. Writes /frames/attention (F x N x d_v, or rows x d_v when the stack is ragged) to `out` when it
 // is not null. An InputError in any frame on any rank ends the run on every rank with that frame's message.

@@ -42,7 +42,7 @@ const char* format_name(GraphFormat format);
 
 // Accepts the format_name() spellings and the aliases edge-list, snap, tsv, csv (edgelist), mm (mtx),
 // graph (metis), gr (dimacs), h5 (hdf5); case-insensitive. Anything else throws InputError
-// "--format: unknown format 'x' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)". "auto" is not a format:
+// "graph.format: unknown format 'x' (expected auto, edgelist, mtx, metis, dimacs, obj, gml, hdf5, ply, off, stl)". "auto" is not a format:
 // the caller resolves it with detect_format, and passing it here throws std::invalid_argument.
 GraphFormat parse_format_name(std::string_view name);
 
@@ -73,7 +73,7 @@ std::string format_hint(const std::string& path, std::string_view head, GraphFor
 // its ids are, else string; a later non-integer id is then an error naming its line and --ids string.
 // Matrix Market, METIS, DIMACS and OBJ number their nodes 1..N: integer by construction.
 enum class IdMode : std::uint8_t { automatic, integer, string };
-IdMode parse_id_mode(std::string_view name);  // "auto", "integer", "string"; else InputError naming --ids
+IdMode parse_id_mode(std::string_view name);  // "auto", "integer", "string"; else InputError naming graph.ids
 const char* id_mode_name(IdMode mode);
 
 struct FileHeader {                      // trivially copyable (it is broadcast as bytes)

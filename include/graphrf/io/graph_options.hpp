@@ -10,7 +10,7 @@ namespace graphrf {
 
 // How repeated arcs u->v combine their weights.
 enum class DuplicatePolicy { sum, max, error };
-DuplicatePolicy parse_duplicate_policy(std::string_view name);  // throws InputError naming --duplicates
+DuplicatePolicy parse_duplicate_policy(std::string_view name);  // throws InputError naming graph.duplicates
 const char* duplicate_policy_name(DuplicatePolicy);
 
 struct GraphOptions {

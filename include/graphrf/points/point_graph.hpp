@@ -30,8 +30,8 @@ struct PointGraphOptions {
   double sigma = 1.0;          // s of the Gaussian weight
 };
 
-KnnMode parse_knn_mode(const std::string&);        // InputError naming --knn-mode
-EdgeWeight parse_edge_weight(const std::string&);  // InputError naming --edge-weight
+KnnMode parse_knn_mode(const std::string&);        // InputError naming point_graph.mode
+EdgeWeight parse_edge_weight(const std::string&);  // InputError naming point_graph.weight
 // InputError for neither or both of knn and radius, sigma <= 0, or N < k + 1 (with n_points >= 0).
 void validate(const PointGraphOptions&, std::int64_t n_points);
 

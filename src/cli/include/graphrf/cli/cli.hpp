@@ -59,20 +59,29 @@ Command make_command(std::string name, std::string summary,
           }};
 }
 
-// A command whose run still reads its options from ctx.vm by name (the benchmarks not yet bound).
-inline Command make_unbound_command(std::string name, std::string summary,
-                                    std::function<void(po::options_description&)> add_options,
-                                    std::function<int(const CommandContext&)> run) {
-  return {std::move(name), std::move(summary), [add_options, run](po::options_description& desc) {
-            add_options(desc);
-            return run;
-          }};
-}
-
 // An option without a default, bound to `field`: set by po::notify when given, empty otherwise.
 template <class T>
 po::typed_value<T>* optional_value(std::optional<T>* field) {
   return po::value<T>()->notifier([field](const T& value) { *field = value; });
+}
+
+// A value bound to `field` that also sets `*given` when the command line or the INI file gives it, even at its
+// default (Boost parses given values only; it stores a default without parsing it).
+template <class T>
+class GivenValue : public po::typed_value<T> {
+ public:
+  GivenValue(T* field, bool* given) : po::typed_value<T>(field), given_(given) {}
+  void xparse(boost::any& value_store, const std::vector<std::string>& tokens) const override {
+    *given_ = true;
+    po::typed_value<T>::xparse(value_store, tokens);
+  }
+
+ private:
+  bool* given_;
+};
+template <class T>
+po::typed_value<T>* given_value(T* field, bool* given) {
+  return new GivenValue<T>(field, given);
 }
 
 const std::vector<Command>& commands();
@@ -167,10 +176,11 @@ struct WalkArguments {
   CouplingArguments coupling;
   std::string step, weights;
   std::optional<std::int64_t> fixed_length;
+  bool halting_given = false;  // --p-halt or --max-length given (--fixed-length replaces them)
 };
 void add_walk_options(po::options_description& desc, WalkArguments& a);
-// vm says whether --p-halt and --max-length were given (--fixed-length replaces them).
-WalkOptions walk_options_from(const WalkArguments& a, const po::variables_map& vm);
+// Checked (validate); --fixed-length refuses --p-halt and --max-length given with it (halting_given).
+WalkOptions walk_options_from(const WalkArguments& a);
 // --reference, --dense-reference-max, --reference-samples; `what` says what the reference checks.
 void add_reference_options(po::options_description& desc, ReferenceOptions& o, const std::string& what);
 // Checks the bound options (validate) and returns them.

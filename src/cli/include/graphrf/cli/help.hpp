@@ -19,6 +19,8 @@ inline const std::vector<std::string> kSharedOptionGroups = {"graph", "kernel", 
 po::typed_value<double>* double_value(double default_value);
 // The same, bound to `field` (filled by po::notify).
 po::typed_value<double>* double_value(double* field, double default_value);
+// `value` (e.g. a given_value) with that default, printed as written.
+po::typed_value<double>* with_double_default(po::typed_value<double>* value, double default_value);
 
 // Prints the groups of `desc` (whose caption names the command's own options): the command's own groups first
 // in the order they were added, then the shared ones in kSharedOptionGroups order; empty groups left out.
