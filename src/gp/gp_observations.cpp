@@ -69,7 +69,7 @@ template <class Take>
 void read_table(const std::string& path, std::size_t columns, const std::string& what, bool by_name, const Take& take) {
   // take(id, fields, line number, "FILE line N")
   std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open file");
+  if (!in) throw FileError(path + ": cannot open file");
   std::string line;
   std::int64_t number = 0;
   bool first = true;

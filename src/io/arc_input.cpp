@@ -32,10 +32,10 @@ const char* file_kind(mode_t mode) {
 // files have no size to split the file by.
 int open_regular_file(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) throw FileError(path + ": cannot open: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw InputError("--graph " + path + ": not a regular file (" + file_kind(st.st_mode) + ")");
   const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) throw FileError(path + ": cannot open: " + std::strerror(errno));
   char byte = 0;
   if (st.st_size == 0 && ::read(fd, &byte, 1) > 0) {
     ::close(fd);
@@ -51,7 +51,7 @@ class InputFile {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) {
       ::close(fd_);
-      throw InputError(path + ": cannot read: " + std::strerror(errno));
+      throw FileError(path + ": cannot read: " + std::strerror(errno));
     }
     size_ = st.st_size;
   }
@@ -67,7 +67,7 @@ class InputFile {
     std::int64_t done = 0;
     while (done < static_cast<std::int64_t>(out.size())) {
       const ssize_t n = ::pread(fd_, out.data() + done, out.size() - static_cast<size_t>(done), begin + done);
-      if (n < 0) throw InputError(path_ + ": read failed: " + std::strerror(errno));
+      if (n < 0) throw FileError(path_ + ": read failed: " + std::strerror(errno));
       if (n == 0) break;
       done += n;
     }
@@ -222,7 +222,7 @@ auto with_hint(const std::string& hint, F&& fn) {
     return fn();
   } catch (const InputError& e) {
     if (hint.empty()) throw;
-    throw InputError(e.what() + hint, e.collective());
+    throw InputError(e.what() + hint, e.collective(), e.kind());
   }
 }
 
@@ -272,7 +272,7 @@ ArcInput read_arcs(const Communicator& comm, const GraphOptions& options) {
         header = parse_header(format, head, path, options.weight_column, options.ids);
       }
     } catch (const InputError& e) {
-      throw InputError(e.what() + hint, e.collective());
+      throw InputError(e.what() + hint, e.collective(), e.kind());
     }
   });
   comm.broadcast(format);

@@ -8,7 +8,7 @@ namespace graphrf {
 
 H5Input::H5Input(std::string path) : path_(std::move(path)) {
   h5::silence_error_printing();
-  if (::access(path_.c_str(), R_OK) != 0) throw InputError(path_ + ": cannot open for reading");
+  if (::access(path_.c_str(), R_OK) != 0) throw FileError(path_ + ": cannot open for reading");
   const hid_t id = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0) throw InputError(path_ + ": not an HDF5 file (" + h5::innermost_error() + ")");
   file_ = h5::File(id);
@@ -57,7 +57,7 @@ std::vector<std::uint64_t> H5Input::shape(const std::string& dataset) const {
       throw InputError(path_ + ": " + dataset + " is not a dataset (a group); expected a numeric dataset");
     }
     H5Eclear2(H5E_DEFAULT);
-    throw InputError(path_ + ": cannot open dataset " + dataset + ": " + why + " (the file is corrupt or not readable)");
+    throw FileError(path_ + ": cannot open dataset " + dataset + ": " + why + " (the file is corrupt or not readable)");
   }
   return naming_file([&] { return shape_of_open(h5::Dataset(id), dataset); });
 }

@@ -18,10 +18,10 @@ namespace {
 
 std::string read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  if (!in) throw FileError(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": read failed");
+  if (in.bad()) throw FileError(path + ": read failed");
   return std::move(bytes).str();
 }
 

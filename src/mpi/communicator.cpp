@@ -181,12 +181,14 @@ void Communicator::alltoallv_bytes(const void* send, const Counts& send_counts, 
 void collective_try(const Communicator& comm, const std::function<void()>& fn) {
   std::string message;
   bool failed = false;
+  auto kind = static_cast<std::int32_t>(InputError::Kind::input);
   try {
     fn();
   } catch (const InputError& e) {
     if (e.collective()) throw;  // already agreed on by every rank
     failed = true;
     message = e.what();
+    kind = static_cast<std::int32_t>(e.kind());
   } catch (const std::bad_alloc&) {
     failed = true;
     message = out_of_memory_message();
@@ -197,7 +199,8 @@ void collective_try(const Communicator& comm, const std::function<void()>& fn) {
   const int first_failing = comm.allreduce(failed ? comm.rank() : comm.size(), MPI_MIN);
   if (first_failing == comm.size()) return;
   comm.broadcast(message, first_failing);
-  throw InputError(message, /*collective=*/true);
+  comm.broadcast(kind, first_failing);
+  throw InputError(message, /*collective=*/true, static_cast<InputError::Kind>(kind));
 }
 
 }  // namespace graphrf

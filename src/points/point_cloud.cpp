@@ -24,7 +24,7 @@ std::string lower_extension(const std::string& path) {
 
 std::string read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open point file");
+  if (!in) throw FileError(path + ": cannot open point file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -211,7 +211,7 @@ PointCloud read_ply_points(const std::string& path) {
 
 PointCloud read_text_points(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open point file");
+  if (!in) throw FileError(path + ": cannot open point file");
   PointCloud cloud;
   std::string line;
   std::int64_t line_number = 0;

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/grf/kernel.hpp"
+#include "graphrf/mpi/log.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf::python {
@@ -28,6 +30,22 @@ std::shared_ptr<const Communicator> communicator_at(std::uintptr_t address);
 struct GraphHandle {
   std::shared_ptr<const Communicator> comm;
   std::shared_ptr<const DistributedGraph> graph;
+};
+
+// The library's warnings during one call. The call runs without the GIL, so its Log (quiet, warnings sent here
+// instead of stderr) collects rank 0's lines, and issue() raises each as a Python warning of category
+// graphrf.GraphrfWarning (with the CLI's flags for field names) once the call is back holding the GIL.
+class CallWarnings {
+ public:
+  Log log(const Communicator& comm) {
+    Log log(comm, /*quiet=*/true);
+    log.send_warnings_to([this](const std::string& line) { lines_.push_back(line); });
+    return log;
+  }
+  void issue() const;
+
+ private:
+  std::vector<std::string> lines_;
 };
 
 // A numpy array owning `values` (moved, not copied).

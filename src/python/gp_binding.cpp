@@ -1,6 +1,7 @@
 // GP regression for Python: one run_gp_regression on the graph with the options of `graphrf gp` (checked as the
 // CLI checks them, with its messages), its per-node results in canonical node order (the numbers of /gp/mean,
-// /gp/variance, /gp/y, /gp/split, /gp/samples) and the learned hyperparameters and test metrics.
+// /gp/variance, /gp/y, /gp/split, /gp/samples; on a graph over several ranks, this rank's block of them) and the
+// learned hyperparameters and test metrics.
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
@@ -74,11 +75,15 @@ py::dict gp(const GraphHandle& h, const py::dict& kernel_options, const py::dict
   std::vector<double> mean, variance, y, samples;
   std::vector<std::int32_t> split;
   GpRun run;
+  std::int64_t first_row = 0, rows_here = 0;
+  CallWarnings warnings;
   {
     py::gil_scoped_release unlocked;
     bind_combinatorial_laplacian(g, options.walk, options.kernel);
-    run = run_gp_regression(g, options, Log(*g.comm, /*quiet=*/true));
+    run = run_gp_regression(g, options, warnings.log(*g.comm));
     const CanonicalOrder order(g);
+    first_row = order.blocks().first(g.comm->rank());
+    rows_here = order.block_rows();
     mean = order.route_rows<double>(values_of(run.prediction.mean), 1);
     variance = order.route_rows<double>(values_of(run.variance()), 1);
     y = order.route_rows<double>(values_of(run.observations.y), 1);
@@ -89,11 +94,12 @@ py::dict gp(const GraphHandle& h, const py::dict& kernel_options, const py::dict
                                          static_cast<std::size_t>(run.samples));
     }
   }
+  warnings.issue();
   out["mean"] = to_numpy(std::move(mean));
   out["variance"] = to_numpy(std::move(variance));
   out["y"] = to_numpy(std::move(y));
   out["split"] = to_numpy(std::move(split));
-  out["samples"] = to_numpy(std::move(samples)).reshape({g.n_global(), static_cast<std::int64_t>(run.samples)});
+  out["samples"] = to_numpy(std::move(samples)).reshape({rows_here, static_cast<std::int64_t>(run.samples)});
   out["f"] = to_numpy(std::vector<double>(run.f));
   out["sigma_f"] = run.sigma_f;
   out["beta"] = run.beta;
@@ -104,6 +110,7 @@ py::dict gp(const GraphHandle& h, const py::dict& kernel_options, const py::dict
   out["rmse"] = run.metrics.rmse;
   out["nlpd"] = run.metrics.nlpd;
   out["coverage"] = run.metrics.coverage;
+  out["first_row"] = first_row;  // the canonical index of this rank's first row
   return out;
 }
 

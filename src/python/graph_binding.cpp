@@ -66,7 +66,7 @@ GraphHandle load(const std::string& path, const std::string& format, const std::
     throw InputError("--ids string applies to edge-list files; " + o.graph + " is a generated graph with integer ids");
   if (memory_limit) o.memory_limit = parse_memory_size(*memory_limit, "--memory-limit");
   if (o.partition.rfind("file:", 0) == 0 && ::access(o.partition.c_str() + 5, R_OK) != 0)
-    throw InputError("--partition file: " + o.partition.substr(5) + ": cannot open: " + std::strerror(errno));
+    throw FileError("--partition file: " + o.partition.substr(5) + ": cannot open: " + std::strerror(errno));
   py::gil_scoped_release unlocked;
   return GraphHandle{communicator_at(0), std::make_shared<const DistributedGraph>(load_graph(single_process(), o))};
 }

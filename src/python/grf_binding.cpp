@@ -106,10 +106,11 @@ py::dict grf(const GraphHandle& h, const py::dict& kernel_options, const py::dic
   std::vector<CanonicalRows> phi, resolved;
   GrfResult result;
   std::int64_t first_row = 0;
+  CallWarnings warnings;
   {
     py::gil_scoped_release unlocked;
     bind_combinatorial_laplacian(g, options.walk, options.kernel);
-    const Log log(*g.comm, /*quiet=*/true);
+    const Log log = warnings.log(*g.comm);
     result = run_grf(g, options, log);
     const CanonicalOrder order(g);
     first_row = order.blocks().first(g.comm->rank());
@@ -118,6 +119,7 @@ py::dict grf(const GraphHandle& h, const py::dict& kernel_options, const py::dic
       for (const LengthResolvedGrf& m : result.run.by_length)
         resolved.push_back(canonical_rows(order, m.indptr, m.col, m.value, m.length));
   }
+  warnings.issue();
   py::dict out;
   py::list phi_list, resolved_list;
   for (auto& rows : phi) phi_list.append(csr_tuple(std::move(rows)));

@@ -1,8 +1,8 @@
 // graphrf._graphrf: the library's calls for Python (the package graphrf wraps them in Graph, grf, walk and the
 // PyTorch modules). MPI is initialised on import when nobody did (mpi4py may have), and finalised at exit only
 // then. Library errors become Python exceptions carrying the CLI's one-line message: a file that cannot be opened
-// or read OSError, any other input error ValueError, MPI and HDF5 failures RuntimeError. Nothing aborts the
-// interpreter.
+// or read (FileError) OSError, any other input error ValueError, MPI and HDF5 failures RuntimeError. Nothing aborts
+// the interpreter. Library warnings become Python warnings of category GraphrfWarning (a UserWarning).
 #include <mpi.h>
 
 #include <string>
@@ -35,12 +35,15 @@ void finalise_mpi() {
   if (initialised_here && !finalized) MPI_Finalize();
 }
 
-// The loader says "PATH: cannot open: REASON" or "PATH: cannot read: REASON" for files it cannot use.
-bool is_file_error(const std::string& message) {
-  return message.find(": cannot open") != std::string::npos || message.find(": cannot read") != std::string::npos;
-}
+PyObject* warning_category = nullptr;  // graphrf.GraphrfWarning, created on import
 
 }  // namespace
+
+void CallWarnings::issue() const {
+  // stacklevel 2: the warning names the line of the user's code that called the package.
+  for (const std::string& line : lines_)
+    if (PyErr_WarnEx(warning_category, with_option_flags(line).c_str(), 2) < 0) throw py::error_already_set();
+}
 
 const Communicator& single_process() {
   static const Communicator self(MPI_COMM_SELF);
@@ -60,12 +63,14 @@ PYBIND11_MODULE(_graphrf, m) {
   m.doc() = "graphrf: graph random features, the library's calls (use the package graphrf)";
   python::initialise_mpi();
   py::module_::import("atexit").attr("register")(py::cpp_function(&python::finalise_mpi));
+  python::warning_category = PyErr_NewException("graphrf.GraphrfWarning", PyExc_UserWarning, nullptr);
+  m.attr("GraphrfWarning") = py::handle(python::warning_category);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
       const std::string message = with_option_flags(e.what());
-      PyErr_SetString(python::is_file_error(message) ? PyExc_OSError : PyExc_ValueError, message.c_str());
+      PyErr_SetString(e.kind() == InputError::Kind::file ? PyExc_OSError : PyExc_ValueError, message.c_str());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

@@ -1,6 +1,6 @@
 // PageRank for Python: one run_pagerank on the graph with the options of `graphrf pagerank` (checked as the CLI
 // checks them), the estimate (and with `reference` the exact PageRank) per node in canonical order: the numbers
-// of /pagerank/estimate and /pagerank/exact. The graph decides what the CLI's graph options decide there: arcs kept
+// of /pagerank/estimate and /pagerank/exact (on a graph over several ranks: this rank's block of them). The graph decides what the CLI's graph options decide there: arcs kept
 // as given when loaded with directed=True, self-loops kept when loaded with keep_self_loops=True.
 #include <pybind11/stl.h>
 
@@ -42,16 +42,21 @@ py::dict pagerank(const GraphHandle& h, std::int64_t walkers, double p_halt, con
   walk.max_length = max_length ? *max_length : pagerank_default_max_length(walk.p_halt);
   validate(walk);
   std::vector<double> estimate, exact;
+  std::int64_t first_row = 0;
+  CallWarnings warnings;
   {
     py::gil_scoped_release unlocked;
-    const PageRankResult result = run_pagerank(g, options, Log(*g.comm, /*quiet=*/true));
+    const PageRankResult result = run_pagerank(g, options, warnings.log(*g.comm));
     const CanonicalOrder order(g);
+    first_row = order.blocks().first(g.comm->rank());
     estimate = order.route_rows<double>(result.estimate.rank, 1);
     if (result.reference) exact = order.route_rows<double>(result.exact.rank, 1);
   }
+  warnings.issue();
   py::dict out;
   out["estimate"] = to_numpy(std::move(estimate));
   out["exact"] = reference ? py::object(to_numpy(std::move(exact))) : py::object(py::none());
+  out["first_row"] = first_row;  // the canonical index of this rank's first row
   return out;
 }
 

@@ -75,7 +75,7 @@ std::vector<int> parse_sigma(const std::string& text, const std::string& source)
 
 std::vector<int> read_sigma_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InputError("walk.sigma: cannot open '" + path + "'");
+  if (!in) throw FileError("walk.sigma: cannot open '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_sigma(text.str(), path);

@@ -1,11 +1,13 @@
 // A Communicator borrows an MPI_Comm or owns a duplicate: the duplicate is a private channel (a message on it
-// is not seen on the original), owners move but are never copied, and the duplicate is freed with its owner.
+// is not seen on the original), owners move but are never copied, and the duplicate is freed with its owner;
+// collective_try keeps the kind of the error it agrees on.
 #include "graphrf/mpi/communicator.hpp"
 
 #include <gtest/gtest.h>
 
 #include <utility>
 
+#include "graphrf/core/error.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;
@@ -66,4 +68,25 @@ TEST(Communicator, TheDuplicateIsFreedOnceWithItsLastOwner) {
   }
   EXPECT_EQ(g_frees, 1);
   MPI_Comm_free_keyval(&key);
+}
+
+// collective_try agrees on one rank's error and keeps its kind (a file that cannot be read, or bad input), so that
+// every rank reports it alike (the Python package raises OSError for the first, ValueError for the second).
+TEST(Communicator, CollectiveTryKeepsTheErrorKind) {
+  const Communicator& comm = world();
+  const int last = comm.size() - 1;
+  for (const bool file : {true, false}) {
+    try {
+      collective_try(comm, [&] {
+        if (comm.rank() != last) return;
+        if (file) throw FileError("data.txt: cannot open: No such file or directory");
+        throw InputError("data.txt:3: expected a number");
+      });
+      ADD_FAILURE() << "no rank threw";
+    } catch (const InputError& e) {
+      EXPECT_TRUE(e.collective());
+      EXPECT_EQ(e.kind(), file ? InputError::Kind::file : InputError::Kind::input);
+      EXPECT_STREQ(e.what(), file ? "data.txt: cannot open: No such file or directory" : "data.txt:3: expected a number");
+    }
+  }
 }

@@ -1,10 +1,11 @@
 #pragma once
 // Rank-0 console output. Human-readable lines are silenced by --quiet; machine-readable `RESULT key=value`
-// lines and warnings always print.
+// lines and warnings always print (warnings to stderr, or to a sink: the Python package makes them Python warnings).
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -32,8 +33,12 @@ class Log {
     std::fflush(out_);
   }
   void warn(const std::string& line) const {
-    if (root_) std::fprintf(stderr, "graphrf: warning: %s\n", line.c_str()), std::fflush(stderr);
+    if (!root_) return;
+    if (warning_sink_) warning_sink_(line);
+    else std::fprintf(stderr, "graphrf: warning: %s\n", line.c_str()), std::fflush(stderr);
   }
+  // Warnings go to `sink` (called on rank 0 only) instead of stderr.
+  void send_warnings_to(std::function<void(const std::string&)> sink) { warning_sink_ = std::move(sink); }
   // One `RESULT k1=v1 k2=v2 ...` line for scripts.
   void result(const std::string& key_values) const {
     if (root_) std::fprintf(out_, "RESULT %s\n", key_values.c_str()), std::fflush(out_);
@@ -48,6 +53,7 @@ class Log {
   bool quiet_;
   bool terminal_;
   std::FILE* out_ = stdout;
+  std::function<void(const std::string&)> warning_sink_;
 };
 
 // Fixed-precision number formatting for reports.

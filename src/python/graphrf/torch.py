@@ -22,6 +22,9 @@ __all__ = ["MaskedLinearAttention", "masked_linear_attention", "mask_patterns", 
 
 def mask_patterns(walks, symmetric=True):
     """The query and key mask patterns of `walks` (the same one when symmetric; else ensembles 0 and 1)."""
+    if walks.comm is not None:
+        raise ValueError("MaskedLinearAttention needs the walks of every node in this process: pass walks.gather() "
+                         "(the walks ran over a communicator)")
     query = _graphrf.MaskPattern(walks.num_nodes, *walks.length_resolved(0))
     if symmetric:
         return query, query
