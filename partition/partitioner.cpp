@@ -43,6 +43,28 @@ std::vector<int> partition_block(const Communicator& comm, const CanonicalGraph&
   return part;
 }
 
+std::vector<int> split_within_groups(const Communicator& comm, const CanonicalGraph& graph,
+                                    const std::vector<int>& group, const std::vector<int>& first_part) {
+  const auto n_local = static_cast<size_t>(graph.n_local(comm.rank()));
+  const size_t groups = first_part.size() - 1;
+  std::vector<std::int64_t> local_work(groups, 0);
+  for (size_t i = 0; i < n_local; ++i)
+    local_work[static_cast<size_t>(group[i])] += graph.row_ptr[i + 1] - graph.row_ptr[i] + 1;
+  const std::vector<std::int64_t> total = comm.sum(local_work);
+  std::vector<std::int64_t> prefix = comm.exscan_sum(local_work);
+  std::vector<int> part(n_local);
+  for (size_t i = 0; i < n_local; ++i) {
+    const auto h = static_cast<size_t>(group[i]);
+    const std::int64_t w = graph.row_ptr[i + 1] - graph.row_ptr[i] + 1;
+    const int parts = first_part[h + 1] - first_part[h];
+    // As partition_block, within the group: the part holding the midpoint of the node's work interval.
+    const auto mid = static_cast<long double>(2 * prefix[h] + w) * parts / static_cast<long double>(2 * total[h]);
+    part[i] = first_part[h] + std::min(parts - 1, static_cast<int>(mid));
+    prefix[h] += w;
+  }
+  return part;
+}
+
 std::vector<int> partition_from_file(const Communicator& comm, const CanonicalGraph& graph, const std::string& path,
                                      int n_parts) {
   struct Entry {

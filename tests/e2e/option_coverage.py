@@ -229,6 +229,8 @@ def graph_entries(inputs):
         "graph": changes(graph=inputs.other_graph),
         "format": changes(format="edgelist"),
         "partition": changes(partition="metis"),
+        "host-size": noop("one rank is one host whatever K (test_host_size.py runs hosts of 1 and 2 at np 1-4)",
+                          host_size=2),
         "duplicates": changes(duplicates="sum"),
         "keep-self-loops": changes(keep_self_loops=None),
         "weight-column": changes(weight_column=-1),
