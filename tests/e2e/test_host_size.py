@@ -8,7 +8,8 @@ by h5diff with the same command's file at --host-size 1 and the same rank count 
 nodes on each rank), allowing no difference at all, excluding only what describes the launch: the root
 attributes, /config, /launch. grf and pagerank files are also bitwise those of np 1 (but /nodes/partition), and
 grf's of a METIS partition cut between two hosts of two ranks. The logs name the hosts, say how many hops crossed hosts (none
-within one host) and that one host calls no METIS; bad values get one error line.
+within one host) and that one host calls no METIS; bench-walks counts crossings between hosts and the bytes
+each costs; bad values get one error line.
 """
 
 import os
@@ -87,6 +88,19 @@ def test_one_host_calls_no_partitioner_and_reports_the_cut_between_hosts():
     assert "not called" not in two.stdout, two.stdout
     cut = re.search(r"edge cut (\d+) .*between hosts (\d+),", two.stdout)
     assert cut and 0 < int(cut.group(2)) < int(cut.group(1)), two.stdout
+
+
+def test_bench_walks_prints_the_crossings_between_hosts():
+    def figures(host_size):
+        r = e2e.run(3, ["bench-walks", "--graphs", "grid:12x12", "--walkers-list", "2", "--p-halt-list", "0.2",
+                        "--partition", "block", "--no-baselines", "--host-size", host_size])
+        line = [x for x in r.stdout.splitlines() if x.startswith("RESULT bench=walks")][0]
+        return dict(f.split("=", 1) for f in line.split()[1:])
+    apart, hosts = figures("1"), figures("2")
+    assert 0 < int(hosts["crossings"]) < int(apart["crossings"]), (hosts, apart)
+    # Walkers alone travel in the walk phase: one 40-byte record per crossing.
+    assert float(hosts["walk_bytes_per_crossing"]) == 40.0, hosts
+    assert float(hosts["grf_bytes_per_crossing"]) > 40.0, hosts  # visits travel home too
 
 
 def test_bad_host_sizes():
