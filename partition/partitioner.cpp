@@ -18,11 +18,11 @@ void validate_partition_spec(const std::string& spec) {
 }
 
 std::vector<int> compute_partition(const Communicator& comm, const CanonicalGraph& graph, const std::string& spec,
-                                   int n_parts) {
+                                   int n_parts, const std::vector<double>& part_weights) {
   validate_partition_spec(spec);
   if (spec == "block") return partition_block(comm, graph, n_parts);
-  if (spec == "metis") return partition_metis(comm, graph, n_parts);
-  if (spec == "ptscotch") return partition_ptscotch(comm, graph, n_parts);
+  if (spec == "metis") return partition_metis(comm, graph, n_parts, part_weights);
+  if (spec == "ptscotch") return partition_ptscotch(comm, graph, n_parts, part_weights);
   return partition_from_file(comm, graph, spec.substr(5), n_parts);
 }
 

@@ -212,7 +212,13 @@ std::vector<int> host_fitted_partition(const Communicator& comm, const Canonical
     return split_within_groups(comm, canonical, std::vector<int>(static_cast<size_t>(canonical.n_local(comm.rank())), 0),
                                first_rank);
   }
-  return split_within_groups(comm, canonical, compute_partition(comm, canonical, partition, hosts.count()), first_rank);
+  // Hosts of different sizes get work in proportion to their ranks.
+  std::vector<double> weights;
+  if (hosts.largest_host() * hosts.count() != comm.size())
+    for (int h = 0; h < hosts.count(); ++h)
+      weights.push_back(static_cast<double>(hosts.end_rank(h) - hosts.first_rank(h)) / comm.size());
+  return split_within_groups(comm, canonical, compute_partition(comm, canonical, partition, hosts.count(), weights),
+                             first_rank);
 }
 
 }  // namespace

@@ -88,6 +88,10 @@ def test_one_host_calls_no_partitioner_and_reports_the_cut_between_hosts():
     assert "not called" not in two.stdout, two.stdout
     cut = re.search(r"edge cut (\d+) .*between hosts (\d+),", two.stdout)
     assert cut and 0 < int(cut.group(2)) < int(cut.group(1)), two.stdout
+    # Hosts of 2 + 1 ranks: METIS gives the larger host twice the work, so the three ranks stay balanced.
+    mixed = e2e.run(3, ["info", "--graph", GRID, "--partition", "metis", "--host-size", "2"])
+    balance = re.search(r"balance nodes ([0-9.]+)", mixed.stdout)
+    assert balance and float(balance.group(1)) <= 1.2, mixed.stdout
 
 
 def test_bench_walks_prints_the_crossings_between_hosts():

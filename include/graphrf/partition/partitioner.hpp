@@ -13,16 +13,19 @@
 
 namespace graphrf {
 
-// Returns the part of every node this rank owns in the canonical distribution. Collective.
+// Returns the part of every node this rank owns in the canonical distribution. Collective. part_weights: the
+// share of the work each part should get (METIS and PT-Scotch; empty: equal shares).
 std::vector<int> compute_partition(const Communicator& comm, const CanonicalGraph& graph, const std::string& spec,
-                                   int n_parts);
+                                   int n_parts, const std::vector<double>& part_weights = {});
 
 // Throws InputError naming --partition unless spec is a known partitioner.
 void validate_partition_spec(const std::string& spec);
 
 std::vector<int> partition_block(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
-std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
-std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
+std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
+                                 const std::vector<double>& part_weights = {});
+std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
+                                    const std::vector<double>& part_weights = {});
 // Splits each group of nodes (group[i]: the group of owned node i) into the consecutive parts
 // first_part[g] .. first_part[g + 1] - 1, as contiguous runs in canonical order balanced by (degree + 1): the
 // ranks of a host share its nodes for balance only. Collective.
