@@ -9,7 +9,8 @@
 
 namespace graphrf {
 
-std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts) {
+std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
+                                 const std::vector<double>& part_weights) {
   const int rank = comm.rank();
   const auto n_local = static_cast<size_t>(graph.n_local(rank));
   const std::int64_t n = graph.dist.total();
@@ -50,8 +51,10 @@ std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph&
     idx_t options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = 1;  // deterministic for a given graph and part count
+    std::vector<real_t> tpwgts(part_weights.begin(), part_weights.end());
     const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
-                                           nullptr, nullptr, options, &objval, result.data());
+                                           tpwgts.empty() ? nullptr : tpwgts.data(), nullptr, options, &objval,
+                                           result.data());
     if (status != METIS_OK)
       throw Error("METIS_PartGraphKway failed with status " + std::to_string(status) +
                   (status == METIS_ERROR_MEMORY ? " (out of memory)" : ""));

@@ -11,10 +11,12 @@
 
 namespace graphrf {
 
-std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts) {
+std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
+                                    const std::vector<double>& part_weights) {
 #ifndef GRAPHRF_HAVE_PTSCOTCH
   (void)graph;
   (void)n_parts;
+  (void)part_weights;
   collective_try(comm, [] { throw InputError("--partition ptscotch: graphrf was built without PT-Scotch"); });
   return {};
 #else
@@ -45,6 +47,7 @@ std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGra
   if (adjncy.empty()) adjncy.push_back(0);  // some MPI/Scotch paths dislike null buffers
   SCOTCH_Num wgtflag = 0, numflag = 0, ncon = 1, nparts = n_parts, edgecut = 0;
   std::vector<float> tpwgts(static_cast<size_t>(n_parts), static_cast<float>(1.0 / n_parts));
+  if (!part_weights.empty()) tpwgts.assign(part_weights.begin(), part_weights.end());
   float ubvec = static_cast<float>(1.05);
   SCOTCH_Num options[3] = {1, 0, 1};  // use options; no debug output; fixed seed 1
   std::vector<SCOTCH_Num> part(n_local == 0 ? 1 : n_local, 0);

@@ -18,11 +18,11 @@ void validate_partition_spec(const std::string& spec) {
 }
 
 std::vector<int> compute_partition(const Communicator& comm, const CanonicalGraph& graph, const std::string& spec,
-                                   int n_parts) {
+                                   int n_parts, const std::vector<double>& part_weights) {
   validate_partition_spec(spec);
   if (spec == "block") return partition_block(comm, graph, n_parts);
-  if (spec == "metis") return partition_metis(comm, graph, n_parts);
-  if (spec == "ptscotch") return partition_ptscotch(comm, graph, n_parts);
+  if (spec == "metis") return partition_metis(comm, graph, n_parts, part_weights);
+  if (spec == "ptscotch") return partition_ptscotch(comm, graph, n_parts, part_weights);
   return partition_from_file(comm, graph, spec.substr(5), n_parts);
 }
 
@@ -39,6 +39,28 @@ std::vector<int> partition_block(const Communicator& comm, const CanonicalGraph&
     const auto mid = static_cast<long double>(2 * prefix + w) * n_parts / static_cast<long double>(2 * total);
     part[i] = std::min(n_parts - 1, static_cast<int>(mid));
     prefix += w;
+  }
+  return part;
+}
+
+std::vector<int> split_within_groups(const Communicator& comm, const CanonicalGraph& graph,
+                                    const std::vector<int>& group, const std::vector<int>& first_part) {
+  const auto n_local = static_cast<size_t>(graph.n_local(comm.rank()));
+  const size_t groups = first_part.size() - 1;
+  std::vector<std::int64_t> local_work(groups, 0);
+  for (size_t i = 0; i < n_local; ++i)
+    local_work[static_cast<size_t>(group[i])] += graph.row_ptr[i + 1] - graph.row_ptr[i] + 1;
+  const std::vector<std::int64_t> total = comm.sum(local_work);
+  std::vector<std::int64_t> prefix = comm.exscan_sum(local_work);
+  std::vector<int> part(n_local);
+  for (size_t i = 0; i < n_local; ++i) {
+    const auto h = static_cast<size_t>(group[i]);
+    const std::int64_t w = graph.row_ptr[i + 1] - graph.row_ptr[i] + 1;
+    const int parts = first_part[h + 1] - first_part[h];
+    // As partition_block, within the group: the part holding the midpoint of the node's work interval.
+    const auto mid = static_cast<long double>(2 * prefix[h] + w) * parts / static_cast<long double>(2 * total[h]);
+    part[i] = first_part[h] + std::min(parts - 1, static_cast<int>(mid));
+    prefix[h] += w;
   }
   return part;
 }

@@ -34,6 +34,9 @@ void add_graph_options(po::options_description& desc, GraphArguments& a) {
        "graph: a file, grid:RxC or random:N:MEAN_DEGREE[:SEED] (default: the embedded 32x32 grid)")
       ("format", po::value(&a.options.format)->default_value("auto"), "auto|edgelist|mtx|metis|dimacs|obj|gml|ply|off|stl|hdf5 (graphrf's own /graph)")
       ("partition", po::value(&a.options.partition)->default_value("block"), "block|metis|ptscotch|file:PATH")
+      ("host-size", po::value(&a.options.host_size)->default_value(0),
+       "ranks per host, which share the graph in memory (messages only between hosts): 0 = each machine as MPI "
+       "reports it, 1 = every rank its own host, K = hosts of K consecutive ranks of a machine")
       ("duplicates", po::value(&a.duplicates)->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(&a.options.keep_self_loops), "keep self-loops (dropped by default)")
       ("weight-column", po::value(&a.options.weight_column)->default_value(0),
@@ -60,6 +63,9 @@ GraphOptions graph_options_from(const GraphArguments& a) {
   // Here, among the other option checks every rank makes together: later, after the graph is loaded, a bad
   // name would be thrown on each rank alone (one error line per rank and MPI_Abort).
   validate_partition_spec(o.partition);
+  if (o.host_size < 0)
+    throw InputError("--host-size " + std::to_string(o.host_size) + ": must be 0 (each machine as MPI reports it) or a "
+                     "number of ranks >= 1");
   o.duplicates = parse_duplicate_policy(a.duplicates);
   o.ids = parse_id_mode(a.ids);
   if (o.ids == IdMode::string && is_generated_graph(o.graph))

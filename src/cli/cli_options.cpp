@@ -66,7 +66,8 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
                                       : "radius " + std::to_string(o.radius);
   return build_point_graph(ctx.comm, cloud, o, options.partition,
                            path + ": " + std::to_string(cloud.size()) + " points in R^" + std::to_string(cloud.dim) + ", " +
-                               shape);
+                               shape,
+                           options.host_size);
 }
 
 std::vector<NamedInput> command_inputs(const po::variables_map& vm) {

@@ -19,6 +19,7 @@ struct BenchWalksOptions {
   std::string graphs, walkers_list, p_halt_list, partition, couplings, sigma_permutation;
   std::int64_t max_length = 100000, walk_repeats = 1, grf_repeats = 1;
   std::uint64_t seed = 1;
+  int host_size = 0;
   bool no_baselines = false, by_length = false;
 };
 
@@ -28,6 +29,7 @@ void declare_bench_walks_options(po::options_description& desc, BenchWalksOption
       ("walkers-list", po::value(&o.walkers_list)->default_value("1,10"), "walkers per node to try")
       ("p-halt-list", po::value(&o.p_halt_list)->default_value("0.1,0.5"), "halting probabilities to try")
       ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
+      ("host-size", po::value(&o.host_size)->default_value(0), "ranks per host (as for every command; 1: all crossings by message)")
       ("max-length", po::value(&o.max_length)->default_value(100000), "walk length cap")
       ("seed", po::value(&o.seed)->default_value(1), "seed")
       ("couplings", po::value(&o.couplings)->default_value("iid"),
@@ -104,6 +106,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
   collective_try(comm, [&] {
     if (repeats < 1) throw InputError("--walk-repeats: must be at least 1 (got " + std::to_string(repeats) + ")");
     if (grf_repeats < 1) throw InputError("--grf-repeats: must be at least 1 (got " + std::to_string(grf_repeats) + ")");
+    if (options.host_size < 0) throw InputError("--host-size: must be 0 (each machine) or a number of ranks >= 1");
   });
   const Log& log = ctx.log;
   const int p = comm.size();
@@ -111,6 +114,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
     GraphOptions o;
     o.graph = spec;
     o.partition = options.partition;
+    o.host_size = options.host_size;
     Timer load_timer;
     const DistributedGraph g = load_graph(comm, o);
     const double load_seconds = comm.max(load_timer.seconds());
@@ -160,6 +164,9 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
               per_hop_vs_iid.push_back(rates[static_cast<size_t>(iid - active.begin())][static_cast<size_t>(round)] /
                                        rates[k][static_cast<size_t>(round)]);
           const double bytes_per_hop = static_cast<double>(comm.sum(s.bytes_sent)) / static_cast<double>(std::max<std::int64_t>(1, s.hops));
+          // Crossings are hops onto another host's node (with --host-size 1, another rank's).
+          const auto crossings = static_cast<double>(std::max<std::int64_t>(1, s.cross_rank_hops));
+          std::int64_t grf_bytes = 0;
           // The whole GRF construction as `grf` does it: walks, deposits to start owners, Phi (and M_t with
           // --by-length).
           // Its peak memory per rank is measured on its own, against graph + output held + in-flight cap.
@@ -178,6 +185,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
             grf_kernel += kernel_cpu_seconds() - kernel_before;
             const double seconds = comm.max(grf_timer.seconds());
             grf_rates.push_back(static_cast<double>(run.walks[0].hops) / seconds);
+            grf_bytes = comm.sum(run.walks[0].bytes_sent);
             mem = std::max(mem, peak_memory_mib());
             bound_mib = comm.max(grf_memory_with_output(estimate, run).total()) / kMiB;
           }
@@ -189,7 +197,10 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
                << " walk_seconds=" << fmt(s.walk_seconds, 3) << " walk_hops_per_s=" << fmt(walk_rate / 1e6, 2) << "M"
                << " walk_hops_per_s_per_rank=" << fmt(walk_rate / p / 1e6, 2) << "M"
                << " cross_rank_share=" << fmt(static_cast<double>(s.cross_rank_hops) / static_cast<double>(s.hops), 3)
-               << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " grf_seconds=" << fmt(grf_seconds, 3)
+               << " bytes_per_hop=" << fmt(bytes_per_hop, 3) << " crossings=" << s.cross_rank_hops
+               << " walk_bytes_per_crossing=" << fmt(static_cast<double>(comm.sum(s.bytes_sent)) / crossings, 1)
+               << " grf_bytes_per_crossing=" << fmt(static_cast<double>(grf_bytes) / crossings, 1)
+               << " grf_seconds=" << fmt(grf_seconds, 3)
                << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
                << " grf_kernel_share=" << fmt(comm.max(grf_kernel / grf_wall), 2)
                << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
@@ -199,7 +210,10 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
           if (base.interleaved > 0)
             line << " baseline_single=" << fmt(base.one_at_a_time / 1e6, 2) << "M baseline_interleaved="
                  << fmt(base.interleaved / 1e6, 2) << "M walk_vs_interleaved=" << fmt(walk_rate / base.interleaved, 2)
-                 << " grf_vs_interleaved=" << fmt(grf_rate / base.interleaved, 2);
+                 << " grf_vs_interleaved=" << fmt(grf_rate / base.interleaved, 2)
+                 // Rank-seconds beyond what the hops cost at the interleaved loop's rate, per crossing: what a
+                 // crossing between hosts costs on top of a hop (messages, queues, idle waits).
+                 << " walk_ns_per_crossing=" << fmt(1e9 * (p / walk_rate - 1 / base.interleaved) * static_cast<double>(s.hops) / crossings, 1);
           line << " walk_repeats=" << repeats << " grf_repeats=" << grf_repeats << " by_length=" << (length_resolved == LengthResolvedRows::keep ? "yes" : "no");
           if (!per_hop_vs_iid.empty() && coupling != Coupling::iid)
             line << " per_hop_vs_iid=" << fmt(median_of(per_hop_vs_iid), 2);

@@ -194,21 +194,59 @@ std::string graph_summary(const DistributedGraph& g) {
          " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks";
 }
 
+namespace {
+
+// The part (rank) of every node: METIS and PT-Scotch cut the graph between hosts, and the ranks of a host split
+// its nodes for balance only (a cut between ranks that share memory costs nothing). Block and file partitions
+// are taken as they are.
+std::vector<int> host_fitted_partition(const Communicator& comm, const CanonicalGraph& canonical, const std::string& partition,
+                                       const HostTopology& hosts) {
+  const bool cutting = partition == "metis" || partition == "ptscotch";
+  if (!cutting || hosts.count() == comm.size()) return compute_partition(comm, canonical, partition, comm.size());
+  std::vector<int> first_rank;
+  for (int h = 0; h <= hosts.count(); ++h) first_rank.push_back(h < hosts.count() ? hosts.first_rank(h) : comm.size());
+  if (hosts.count() == 1) {
+    phase_note("loading     one host: " + partition + " not called (no cut between ranks that share memory costs a "
+                   "message); its ranks split the nodes for balance",
+               true);
+    return split_within_groups(comm, canonical, std::vector<int>(static_cast<size_t>(canonical.n_local(comm.rank())), 0),
+                               first_rank);
+  }
+  // Hosts of different sizes get work in proportion to their ranks.
+  std::vector<double> weights;
+  if (hosts.largest_host() * hosts.count() != comm.size())
+    for (int h = 0; h < hosts.count(); ++h)
+      weights.push_back(static_cast<double>(hosts.end_rank(h) - hosts.first_rank(h)) / comm.size());
+  return split_within_groups(comm, canonical, compute_partition(comm, canonical, partition, hosts.count(), weights),
+                             first_rank);
+}
+
+}  // namespace
+
 DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
-                                          bool report_steps) {
+                                          int host_size, bool report_steps) {
   validate_partition_spec(partition);
+  auto hosts = std::make_shared<const HostTopology>(comm, host_size);
+  if (!hosts->note().empty()) phase_note("hosts       " + hosts->note(), true);
+  if (hosts->sharing()) phase_note("hosts       " + hosts->summary() + ", shared graph", true);
   // The partitioner is a library call that reports nothing until it returns: say what it works on.
   phase_note("loading     partitioning " + std::to_string(canonical.dist.total()) + " nodes, " +
                  std::to_string(canonical.n_edges_global) + " edges with " + partition +
                  (partition == "block" ? "" : " (one library call: no progress until it returns)"),
              report_steps);
   Timer timer;
-  const auto part = compute_partition(comm, canonical, partition, comm.size());
+  const auto part = host_fitted_partition(comm, canonical, partition, *hosts);
   const double partition_seconds = comm.max(timer.seconds());
   phase_note("loading     partitioned in " + fmt(partition_seconds, 2) + " s", report_steps);
   const PhaseStep step("loading     moving rows to their ranks, ghosts and normalised weights", report_steps);
-  const PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
+  PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
+  if (hosts->sharing()) {
+    std::vector<int> host_part(part.size());
+    for (size_t i = 0; i < part.size(); ++i) host_part[i] = hosts->host_of(part[i]);
+    quality.host_edge_cut = partition_quality(comm, canonical, host_part, hosts->count()).edge_cut;
+  }
   DistributedGraph g = distribute_graph(comm, std::move(canonical), part);
+  g.hosts = std::move(hosts);
   g.report.partition_seconds = partition_seconds;
   g.partitioner = partition;
   g.quality = quality;
@@ -230,9 +268,7 @@ DistributedGraph load_graph(const Communicator& comm, const GraphOptions& option
                          slow);
     canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
   }
-  DistributedGraph g = partition_and_distribute(comm, std::move(canonical), options.partition, slow);
-  g.hosts = std::make_shared<const HostTopology>(comm, options.host_size);
-  return g;
+  return partition_and_distribute(comm, std::move(canonical), options.partition, options.host_size, slow);
 }
 
 }  // namespace graphrf

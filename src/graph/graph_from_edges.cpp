@@ -31,7 +31,8 @@ void check_edges(const EdgeArrays& e, std::int64_t num_nodes) {
 
 }  // namespace
 
-DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& edges, const std::string& partition) {
+DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& edges, const std::string& partition,
+                                  int host_size) {
   collective_try(comm, [&] {
     validate_partition_spec(partition);
     if (edges.directed && (partition == "metis" || partition == "ptscotch"))
@@ -69,7 +70,7 @@ DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& ed
   report.weighted = comm.max(edges.weights.empty() ? 0 : 1) == 1;
   report.read_seconds = comm.max(timer.seconds());
   CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(input), edges.duplicates, edges.directed);
-  return partition_and_distribute(comm, std::move(canonical), partition);
+  return partition_and_distribute(comm, std::move(canonical), partition, host_size);
 }
 
 }  // namespace graphrf

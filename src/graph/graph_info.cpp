@@ -35,7 +35,9 @@ GraphInfo run_info(const DistributedGraph& g, const Log& log) {
   for (const auto& a : adjustments) log.info("loader      " + a);
   const double cut_share = s.edges ? 100.0 * static_cast<double>(s.edge_cut) / static_cast<double>(s.edges) : 0.0;
   log.info("partition   " + g.partitioner + " on " + std::to_string(comm.size()) + " ranks: edge cut " +
-           std::to_string(s.edge_cut) + " (" + fmt(cut_share, 1) + "% of edges), balance nodes " +
+           std::to_string(s.edge_cut) + " (" + fmt(cut_share, 1) + "% of edges)" +
+           (g.quality.host_edge_cut >= 0 ? ", between hosts " + std::to_string(g.quality.host_edge_cut) : std::string()) +
+           ", balance nodes " +
            fmt(g.quality.node_balance, 3) + " arcs " + fmt(g.quality.arc_balance, 3));
   log.info("per rank    min / avg / max   nodes " + mam(s.owned_nodes) + "   arcs " + mam(s.owned_arcs) + "   ghosts " +
            mam(s.ghosts));

@@ -119,7 +119,8 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
   const double rows = static_cast<double>(g.n_local());
   // The engine's arcs: the graph's, plus at most one self-loop per row under --weights combinatorial.
   const double arcs = static_cast<double>(g.col.size()) + (walk.weights == WeightMode::combinatorial ? rows : 0.0);
-  // The graph, plus the walk engine's row pointers and arc table (and cumulative weights).
+  // The graph, plus the walk engine's row pointers and arc table (and cumulative weights): this rank's rows, its
+  // slice of its host's shared table, so the host's table counts once over its ranks.
   m.graph_bytes = bytes_of(g.original_id) + bytes_of(g.canonical_index) + bytes_of(g.row_ptr) + bytes_of(g.col) +
                   bytes_of(g.weight) + bytes_of(g.normalized_weight) + bytes_of(g.degree) + bytes_of(g.ghosts) +
                   bytes_of(g.ghost_degree) + 8 * (rows + 1) + kWalkArcBytes * arcs + (walk.step == StepRule::weighted ? 8 * arcs : 0);

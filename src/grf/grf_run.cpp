@@ -14,7 +14,7 @@ void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const 
   for (const auto& w : run.walks) walk_seconds += w.walk_seconds;
   log.info("walks       " + std::to_string(s.walkers) + " walks (" + std::to_string(walk.walkers) + " walkers per node), " + std::to_string(s.hops) + " hops (" +
            fmt(100.0 * static_cast<double>(s.cross_rank_hops) / std::max<double>(1.0, static_cast<double>(s.hops)), 1) +
-           "% crossed ranks), " + std::to_string(s.dead_ends) + " stopped at dead ends, " + std::to_string(s.truncated) +
+           "% crossed hosts), " + std::to_string(s.dead_ends) + " stopped at dead ends, " + std::to_string(s.truncated) +
            " truncated at max-length");
   if (walk.fixed_length) {
     log.info("truncation  --fixed-length " + std::to_string(walk.max_length) + ": the estimate is of sum_{t<=T} f_t W^t by design; "

@@ -231,11 +231,11 @@ ArcInput point_graph_arcs(const Communicator& comm, const PointCloud& cloud, con
 }
 
 DistributedGraph build_point_graph(const Communicator& comm, const PointCloud& cloud, const PointGraphOptions& options,
-                                   const std::string& partition, const std::string& source) {
+                                   const std::string& partition, const std::string& source, int host_size) {
   ArcInput input = point_graph_arcs(comm, cloud, options);
   input.report.source = source;
   CanonicalGraph canonical = assemble_canonical_graph(comm, std::move(input), DuplicatePolicy::max);
-  return partition_and_distribute(comm, std::move(canonical), partition);
+  return partition_and_distribute(comm, std::move(canonical), partition, host_size);
 }
 
 }  // namespace graphrf

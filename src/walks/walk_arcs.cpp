@@ -6,46 +6,112 @@
 
 namespace graphrf {
 
+namespace {
+
+std::int64_t row_length(const DistributedGraph& g, const WalkOptions& o, size_t i) {
+  return (g.row_ptr[i + 1] - g.row_ptr[i]) + (combinatorial_self_loop(o, g.degree[i]) > 0.0);
+}
+
+// This rank's rows in order, each arc handed to emit(arc, inclusive prefix sum of its row's step weights) with
+// its target not linked yet (degree -1).
+template <class Emit>
+void write_rows(const DistributedGraph& g, const WalkOptions& o, Emit&& emit) {
+  std::vector<WalkArc> row;
+  for (size_t i = 0; i < static_cast<size_t>(g.n_local()); ++i) {
+    row.clear();
+    const auto begin = static_cast<size_t>(g.row_ptr[i]);
+    append_walk_row(o, g.first() + static_cast<std::int64_t>(i), g.col.data() + begin, g.normalized_weight.data() + begin,
+                    g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], 1.0, row);
+    double sum = 0;
+    for (const WalkArc& a : row) emit(HopArc{a.target, a.factor, 0, -1}, sum += a.step_weight);
+  }
+}
+
+// The targets' rows for arcs whose target lies in first .. end (row_ptr indexed from first), in a pass of its
+// own that looks them up a few dozen arcs ahead of use (on a graph without locality every lookup misses the
+// cache; fused into the writing pass the lookups ran slower).
+void link_targets(HopArc* arcs, size_t count, const std::int64_t* row_ptr, std::int64_t first, std::int64_t end) {
+  const auto inside = [&](std::int64_t global) { return global >= first && global < end; };
+  constexpr size_t kAhead = 32;
+  for (size_t k = 0; k < count; ++k) {
+    if (k + kAhead < count && inside(arcs[k + kAhead].target))
+      __builtin_prefetch(&row_ptr[static_cast<size_t>(arcs[k + kAhead].target - first)]);
+    HopArc& a = arcs[k];
+    if (!inside(a.target)) continue;
+    const auto t = static_cast<size_t>(a.target - first);
+    a.begin = row_ptr[t];
+    a.degree = row_ptr[t + 1] - a.begin;
+  }
+}
+
+}  // namespace
+
 WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o)
     : graph_(&g), weights_(o.weights), step_(o.step), scale_(o.scale), max_degree_(o.max_degree) {
   if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
     throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
   Timer timer;
+  if (g.hosts && g.hosts->size() > 1) build_shared(g, o);
+  else build_own(g, o);
+  build_seconds_ = timer.seconds();
+}
+
+void WalkArcs::build_own(const DistributedGraph& g, const WalkOptions& o) {
   const auto n = static_cast<size_t>(g.n_local());
-  const std::int64_t first = g.first(), last = first + g.n_local();
-  const auto is_local = [&](std::int64_t global) { return global >= first && global < last; };
+  first_ = g.first();
+  end_ = first_ + g.n_local();
   row_ptr_.assign(n + 1, 0);
-  for (size_t i = 0; i < n; ++i)
-    row_ptr_[i + 1] = row_ptr_[i] + (g.row_ptr[i + 1] - g.row_ptr[i]) + (combinatorial_self_loop(o, g.degree[i]) > 0.0);
+  for (size_t i = 0; i < n; ++i) row_ptr_[i + 1] = row_ptr_[i] + row_length(g, o, i);
   // Reserved and appended rather than resized: the table is written once, not zeroed first (320 MB on a
   // 10-arc-per-node graph of 10^6 nodes).
   arcs_.reserve(static_cast<size_t>(row_ptr_[n]));
-  if (o.step == StepRule::weighted) cumulative_.reserve(arcs_.capacity());
-  std::vector<WalkArc> row;
+  const bool weighted = o.step == StepRule::weighted;
+  if (weighted) cumulative_.reserve(arcs_.capacity());
+  write_rows(g, o, [&](const HopArc& a, double cumulative) {
+    arcs_.push_back(a);
+    if (weighted) cumulative_.push_back(cumulative);
+  });
+  link_targets(arcs_.data(), arcs_.size(), row_ptr_.data(), first_, end_);
+  arc_data_ = arcs_.data();
+  row_data_ = row_ptr_.data();
+  cumulative_data_ = cumulative_.data();
+}
+
+void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
+  const HostTopology& hosts = *g.hosts;
+  const Communicator& host = hosts.host();
+  const auto n = static_cast<size_t>(g.n_local());
+  first_ = g.dist.first(hosts.first_rank(hosts.index()));
+  end_ = first_;
+  for (int r = hosts.first_rank(hosts.index()); r < hosts.end_rank(hosts.index()); ++r) end_ += g.dist.count(r);
+  std::int64_t n_arcs = 0;
+  for (size_t i = 0; i < n; ++i) n_arcs += row_length(g, o, i);
+  const bool weighted = o.step == StepRule::weighted;
+  shared_arcs_ = SharedArray<HopArc>(host, n_arcs);
+  shared_cumulative_ = SharedArray<double>(host, weighted ? n_arcs : 0);
+  // One row pointer per node of the host; the host's last rank adds the end of the last row.
+  const bool last = host.rank() == host.size() - 1;
+  shared_row_ptr_ = SharedArray<std::int64_t>(host, g.n_local() + (last ? 1 : 0));
+  std::int64_t* row_ptr = shared_row_ptr_.mine();
+  std::int64_t next = shared_arcs_.first(host.rank());
   for (size_t i = 0; i < n; ++i) {
-    row.clear();
-    const auto begin = static_cast<size_t>(g.row_ptr[i]);
-    append_walk_row(o, first + static_cast<std::int64_t>(i), g.col.data() + begin, g.normalized_weight.data() + begin,
-                    g.weight.data() + begin, g.row_ptr[i + 1] - g.row_ptr[i], g.degree[i], 1.0, row);
-    double sum = 0;
-    for (const WalkArc& a : row) {
-      arcs_.push_back({a.target, a.factor, 0, -1});
-      if (o.step == StepRule::weighted) cumulative_.push_back(sum += a.step_weight);
-    }
+    row_ptr[i] = next;
+    next += row_length(g, o, i);
   }
-  // The targets' rows, in a second pass that looks them up a few dozen arcs ahead of use (on a graph without
-  // locality every lookup misses the cache; fused into the first pass the lookups ran slower).
-  constexpr size_t kAhead = 32;
-  for (size_t k = 0; k < arcs_.size(); ++k) {
-    if (k + kAhead < arcs_.size() && is_local(arcs_[k + kAhead].target))
-      __builtin_prefetch(&row_ptr_[static_cast<size_t>(arcs_[k + kAhead].target - first)]);
-    HopArc& a = arcs_[k];
-    if (!is_local(a.target)) continue;
-    const auto t = static_cast<size_t>(a.target - first);
-    a.begin = row_ptr_[t];
-    a.degree = row_ptr_[t + 1] - a.begin;
-  }
-  build_seconds_ = timer.seconds();
+  if (last) row_ptr[n] = next;
+  HopArc* arcs = shared_arcs_.mine();
+  double* cumulative = shared_cumulative_.mine();
+  size_t k = 0;
+  write_rows(g, o, [&](const HopArc& a, double sum) {
+    if (weighted) cumulative[k] = sum;
+    arcs[k++] = a;
+  });
+  shared_row_ptr_.synchronize();  // every rank's row pointers are written
+  link_targets(arcs, k, shared_row_ptr_.data(), first_, end_);
+  shared_arcs_.synchronize();  // and every rank's arcs linked
+  arc_data_ = shared_arcs_.data();
+  row_data_ = shared_row_ptr_.data();
+  cumulative_data_ = shared_cumulative_.data();
 }
 
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {

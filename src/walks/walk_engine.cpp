@@ -47,19 +47,26 @@ class WalkSimulation {
     first_ = g.first();
     last_ = first_ + g.n_local();
     if (!table || !table->serves(g, o)) table = &own_table_.emplace(g, o);
-    arcs_ = table->arcs().data();
-    row_ptr_ = table->row_ptr().data();
-    cumulative_ = table->cumulative().data();
+    arcs_ = table->arcs();
+    row_ptr_ = table->row_ptr();
+    cumulative_ = table->cumulative();
+    host_first_ = table->first();
+    host_end_ = table->end();
+    if (g.hosts && g.hosts->size() > 1) hosts_ = g.hosts.get();
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
     if (limits.deposit_endpoints && !sink) throw Error("run_walks: deposit_endpoints needs a deposit sink");
     record_visits_ = sink && !limits.deposit_endpoints;
     repelling_ = is_repelling(o.coupling);
     sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
-    if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(g.n_local()), 0);
+    if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(host_end_ - host_first_), 0);
     if (o.teleport_dangling) build_teleport_table();
   }
 
+  // Whether a node is this rank's (its start rows) / on this rank's host (walked here without a message).
   bool is_local(std::int64_t global) const { return global >= first_ && global < last_; }
+  bool on_host(std::int64_t global) const { return global >= host_first_ && global < host_end_; }
+  // A node's row in the host's arc table.
+  size_t host_row(std::int64_t global) const { return static_cast<size_t>(global - host_first_); }
 
   // Collective: the walkers of the whole run.
   std::int64_t count_walkers() const {
@@ -92,7 +99,7 @@ class WalkSimulation {
     // After the last walker: receive exactly the deposit batches others sent here.
     exchange_.drain(deposits_out_, [&](const Arrival& a) { receive(a); });
     WalkResult result;
-    result.endpoint_counts = std::move(endpoint_counts_);
+    result.endpoint_counts = owned_endpoint_counts();
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
     return result;
@@ -186,7 +193,7 @@ class WalkSimulation {
                       ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
                       : nullptr;
       lane.word = step_word(o_, lane.w.start_id, lane.w.walker, lane.w.step, lane.random);
-      __builtin_prefetch(&row_ptr_[static_cast<size_t>(lane.w.at - first_)]);
+      __builtin_prefetch(&row_ptr_[host_row(lane.w.at)]);
       return Refill::next_round;
     }
     return start_row(lane) ? Refill::same_round : Refill::none;
@@ -206,8 +213,8 @@ class WalkSimulation {
     prepared_head_ = prepared_count_ = 0;
     for (; prepared_count_ < prepared_.size() && prepare_cursor_ < g_.n_local(); ++prepare_cursor_)
       if (is_start(prepare_cursor_)) {
-        const auto v = static_cast<size_t>(prepare_cursor_);
-        const std::int64_t id = g_.original_id[v];
+        const auto v = host_row(first_ + prepare_cursor_);
+        const std::int64_t id = g_.original_id[static_cast<size_t>(prepare_cursor_)];
         const StartNodeStreams root = roots_(id);
         prepared_[prepared_count_++] = {prepare_cursor_, id, row_ptr_[v], row_ptr_[v + 1] - row_ptr_[v], root,
                                         root.walker(0).word(0)};
@@ -319,7 +326,7 @@ class WalkSimulation {
     return global_of_canonical_[uniform_below(bits, global_of_canonical_.size())];
   }
 
-  // A walker that stepped onto another rank's node (its hop already counted) goes there; a lane in row mode
+  // A walker that stepped onto another host's node (its hop already counted) goes there; a lane in row mode
   // goes on with the start node's next walker.
   [[gnu::noinline, gnu::cold]] void leave(Lane& lane) {
     Walker& w = lane.w;
@@ -345,12 +352,12 @@ class WalkSimulation {
       lane.arc = -1;
       ++w.step;
       ++hops_;
-      if (a.degree < 0) [[unlikely]] return leave(lane);  // another rank's node
+      if (a.degree < 0) [[unlikely]] return leave(lane);  // another host's node
       lane.begin = a.begin;
       lane.degree = a.degree;
       if (kRecord) record_visit(lane);
     } else if (lane.begin < 0) {  // a walker new to this lane, or just teleported
-      const auto v = static_cast<size_t>(w.at - first_);
+      const size_t v = host_row(w.at);
       lane.begin = row_ptr_[v];
       lane.degree = row_ptr_[v + 1] - lane.begin;
       // Step 0 is always the start node with load 1: assembly adds M_0 = I itself, so it is not stored.
@@ -413,8 +420,8 @@ class WalkSimulation {
     ++w.step;
     ++hops_;
     lane.begin = -1;
-    if (!is_local(w.at)) return leave(lane);
-    __builtin_prefetch(&row_ptr_[static_cast<size_t>(w.at - first_)]);
+    if (!on_host(w.at)) return leave(lane);
+    __builtin_prefetch(&row_ptr_[host_row(w.at)]);
   }
 
   // Ends the lane's walker; true when the lane goes on at once with the next walker of its start node.
@@ -462,7 +469,7 @@ class WalkSimulation {
   void end_walk(const Walker& w) {
     ++finished_;
     ++histogram_[static_cast<size_t>(w.step)];
-    if (limits_.count_endpoints) ++endpoint_counts_[static_cast<size_t>(w.at - first_)];
+    if (limits_.count_endpoints) ++endpoint_counts_[host_row(w.at)];
   }
 
   // Visits appended to the lane's home row, told to the sink (at a row's end, or when a lone walker is done).
@@ -519,7 +526,7 @@ class WalkSimulation {
 
   void prefetch_group(size_t g, bool arcs) const {
     if (g >= group_sizes_.size()) return;
-    const auto v = static_cast<size_t>(group_walkers_[group_heads_[g]].at - first_);
+    const size_t v = host_row(group_walkers_[group_heads_[g]].at);
     if (!arcs) return __builtin_prefetch(&row_ptr_[v]);
     // The group's walkers spread over the whole row: its first 16 arcs (8 cache lines).
     const std::int64_t begin = row_ptr_[v], end = std::min(row_ptr_[v + 1], begin + 16);
@@ -588,7 +595,7 @@ class WalkSimulation {
     }
     const auto c = movers_.size();
     if (c == 0) return;
-    const auto v = static_cast<size_t>(head.at - first_);
+    const size_t v = host_row(head.at);
     const std::int64_t begin = row_ptr_[v], deg = row_ptr_[v + 1] - begin;
     if (deg == 0 && !o_.teleport_dangling) {
       dead_ends_ += static_cast<std::int64_t>(c);
@@ -618,7 +625,7 @@ class WalkSimulation {
       const Walker& first = movers_[mover_order_[b]];
       size_t e = b + 1;
       while (e < c && movers_[mover_order_[e]].at == first.at) ++e;
-      const bool local = first.at >= first_ && first.at < last_;
+      const bool local = on_host(first.at);
       if (!local) cross_hops_ += static_cast<std::int64_t>(e - b);
       if (e - b == 1) {
         if (local) enqueue(first, movers_random_[mover_order_[b]]);  // alone from now on: a lane walker
@@ -677,7 +684,7 @@ class WalkSimulation {
 
   // A group leaves as a header record (walker = -size) followed by its walkers, never split across batches.
   void send_group(const Walker* walkers, size_t count) {
-    const int dest = g_.owner(walkers[0].at);
+    const int dest = destination(walkers[0]);
     Walker header{};
     header.walker = -static_cast<std::int32_t>(count);
     walkers_out_.append(dest, header, std::span<const Walker>(walkers, count));
@@ -718,7 +725,17 @@ class WalkSimulation {
     }
   }
 
-  void send_walker(const Walker& w) { walkers_out_.append(g_.owner(w.at), w); }
+  void send_walker(const Walker& w) { walkers_out_.append(destination(w), w); }
+
+  // The rank a walker goes to when it steps onto another host: the owner of its start node when that lies on
+  // the host (the walker comes home and its visits go straight into its row), else the owner of its node. Either
+  // way it walks the whole host there, so every walker away from home has its start on another host.
+  int destination(const Walker& w) const {
+    const int owner = g_.owner(w.at);
+    if (!hosts_) return owner;
+    const int home = g_.owner(w.start);
+    return hosts_->host_of(home) == hosts_->host_of(owner) ? home : owner;
+  }
 
   // Receives one probed message of either kind.
   void receive(const Arrival& arrival) {
@@ -734,6 +751,15 @@ class WalkSimulation {
       deposits_out_.receive(arrival, incoming_.data());
       deliver(incoming_);
     }
+  }
+
+  // Walks ending anywhere on the host were counted here by their node; each owner takes the host's sums for its
+  // nodes (integers: exact in any order).
+  std::vector<std::int64_t> owned_endpoint_counts() {
+    if (!limits_.count_endpoints || !hosts_) return std::move(endpoint_counts_);
+    const std::vector<std::int64_t> host_counts = hosts_->host().sum(std::move(endpoint_counts_));
+    const auto begin = host_counts.begin() + static_cast<std::ptrdiff_t>(first_ - host_first_);
+    return std::vector<std::int64_t>(begin, begin + static_cast<std::ptrdiff_t>(last_ - first_));
   }
 
   void receive_available() {
@@ -802,7 +828,9 @@ class WalkSimulation {
   const HopArc* arcs_ = nullptr;
   const std::int64_t* row_ptr_ = nullptr;
   const double* cumulative_ = nullptr;
-  std::int64_t first_ = 0, last_ = 0;
+  std::int64_t first_ = 0, last_ = 0;            // this rank's nodes (its start rows)
+  std::int64_t host_first_ = 0, host_end_ = 0;   // its host's nodes (the arc table's)
+  const HostTopology* hosts_ = nullptr;           // when this rank shares its host with others
   std::array<Lane, kLanes> lanes_{};
 
   std::vector<Walker> queue_;

@@ -3,7 +3,7 @@
 log, or stop with one error line naming it."""
 
 import option_coverage as oc
-from option_coverage import changes, either, fails, DROP  # noqa: F401
+from option_coverage import changes, either, fails, noop, DROP  # noqa: F401
 
 import graphrf_e2e as e2e
 
@@ -17,6 +17,7 @@ def test_bench_walks():
             "walkers-list": changes(walkers_list="3"),
             "p-halt-list": changes(p_halt_list="0.3"),
             "partition": changes(partition="metis"),
+            "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 3)", host_size=2),
             "max-length": changes(max_length=2),
             "seed": changes(seed=2),
             "couplings": changes(couplings="antithetic"),

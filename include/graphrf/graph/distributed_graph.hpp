@@ -67,10 +67,11 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
 // One line for logs: source, nodes, edges, partitioner and rank count.
 std::string graph_summary(const DistributedGraph& g);
 
-// Partitions a canonical graph by `partition` (block | metis | ptscotch | file:PATH) and distributes it. Collective.
-// report_steps: say on rank 0 when partitioning starts and ends (large graphs).
+// Finds the hosts (host_size: see GraphOptions), partitions a canonical graph by `partition` (block | metis |
+// ptscotch | file:PATH; METIS and PT-Scotch cut between hosts, ranks of a host split its nodes for balance) and
+// distributes it. Collective. report_steps: say on rank 0 when partitioning starts and ends (large graphs).
 DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
-                                          bool report_steps = false);
+                                          int host_size = 0, bool report_steps = false);
 
 // The whole pipeline: read or generate, assemble, partition, distribute. Collective.
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options);

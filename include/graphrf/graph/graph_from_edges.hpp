@@ -22,6 +22,7 @@ struct EdgeArrays {
 
 // InputError (collective) for arrays of different lengths, ids outside 0 .. num_nodes - 1, weights that are not
 // finite and > 0, and a graph without edges. Collective.
-DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& edges, const std::string& partition = "block");
+DistributedGraph graph_from_edges(const Communicator& comm, const EdgeArrays& edges, const std::string& partition = "block",
+                                  int host_size = 0);
 
 }  // namespace graphrf

@@ -13,22 +13,31 @@
 
 namespace graphrf {
 
-// Returns the part of every node this rank owns in the canonical distribution. Collective.
+// Returns the part of every node this rank owns in the canonical distribution. Collective. part_weights: the
+// share of the work each part should get (METIS and PT-Scotch; empty: equal shares).
 std::vector<int> compute_partition(const Communicator& comm, const CanonicalGraph& graph, const std::string& spec,
-                                   int n_parts);
+                                   int n_parts, const std::vector<double>& part_weights = {});
 
 // Throws InputError naming --partition unless spec is a known partitioner.
 void validate_partition_spec(const std::string& spec);
 
 std::vector<int> partition_block(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
-std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
-std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts);
+std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
+                                 const std::vector<double>& part_weights = {});
+std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
+                                    const std::vector<double>& part_weights = {});
+// Splits each group of nodes (group[i]: the group of owned node i) into the consecutive parts
+// first_part[g] .. first_part[g + 1] - 1, as contiguous runs in canonical order balanced by (degree + 1): the
+// ranks of a host share its nodes for balance only. Collective.
+std::vector<int> split_within_groups(const Communicator& comm, const CanonicalGraph& graph, const std::vector<int>& group,
+                                    const std::vector<int>& first_part);
 std::vector<int> partition_from_file(const Communicator& comm, const CanonicalGraph& graph, const std::string& path,
                                      int n_parts);
 
 // Edge cut (undirected edges whose ends lie in different parts) and balance (largest part / mean part size).
 struct PartitionQuality {
   std::int64_t edge_cut = 0;
+  std::int64_t host_edge_cut = -1;  // edges between hosts when ranks share hosts (-1: every rank its own host)
   double node_balance = 1.0;
   double arc_balance = 1.0;
 };

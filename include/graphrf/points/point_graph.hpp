@@ -76,8 +76,8 @@ double edge_weight(const PointGraphOptions&, double distance_sq, std::int64_t id
 // Every point id is a node, isolated or not. Collective only through its error check.
 ArcInput point_graph_arcs(const Communicator& comm, const PointCloud& cloud, const PointGraphOptions& options);
 
-// The distributed graph of a point cloud, partitioned by `partition` (see GraphOptions). Collective.
+// The distributed graph of a point cloud, partitioned by `partition` on hosts of host_size ranks (see GraphOptions). Collective.
 DistributedGraph build_point_graph(const Communicator& comm, const PointCloud& cloud, const PointGraphOptions& options,
-                                   const std::string& partition, const std::string& source);
+                                   const std::string& partition, const std::string& source, int host_size = 0);
 
 }  // namespace graphrf

@@ -9,11 +9,17 @@
 // when it deposits it after t hops (halting_compensation). So one table serves every walk run on its graph with the same weights, step rule, scale and d_max
 // (ensembles, heads, halting probabilities, walker counts, couplings), and is built once per graph: at
 // 32 bytes per arc, writing it costs about as much as walking a short-walk GRF (10M arcs: 0.2 s).
+//
+// When ranks share a host (host_topology.hpp), the table covers the host's whole node range and lives once per
+// host in shared memory: each rank writes its own rows, and an arc's target row is linked wherever on the host
+// it lies, so a walker crosses between the host's ranks without leaving its lane. Building it is then
+// collective over the host.
 #include <cstdint>
 #include <vector>
 
 #include "graphrf/core/huge_pages.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
+#include "graphrf/mpi/shared_array.hpp"
 #include "graphrf/walks/walk_options.hpp"
 
 namespace graphrf {
@@ -21,8 +27,8 @@ namespace graphrf {
 struct HopArc {
   std::int64_t target;  // global index
   double factor;        // W_vu / P(step v->u), without the 1/(1 - p) of not halting
-  std::int64_t begin;   // the target's arcs when this rank owns it: begin .. begin + degree
-  std::int64_t degree;  // -1 for another rank's node (the walker leaves)
+  std::int64_t begin;   // the target's arcs when it lies on this rank's host: begin .. begin + degree
+  std::int64_t degree;  // -1 for another host's node (the walker leaves)
 };
 
 // Bytes per arc of the table.
@@ -30,25 +36,42 @@ constexpr int kWalkArcBytes = sizeof(HopArc);
 
 class WalkArcs {
  public:
-  // Throws Error for --weights combinatorial without d_max.
+  // Throws Error for --weights combinatorial without d_max. Collective over the host when it has several ranks.
   WalkArcs(const DistributedGraph& g, const WalkOptions& o);
+  WalkArcs(const WalkArcs&) = delete;
+  WalkArcs& operator=(const WalkArcs&) = delete;
 
   // Whether walks on `g` under `o` may use this table (same graph, weights, step rule, scale, d_max).
   bool serves(const DistributedGraph& g, const WalkOptions& o) const;
 
-  const HugeVector<HopArc>& arcs() const { return arcs_; }
-  const HugeVector<std::int64_t>& row_ptr() const { return row_ptr_; }  // per owned node, into arcs()
-  const std::vector<double>& cumulative() const { return cumulative_; } // weighted steps only
+  // The host's nodes: global indices first() .. end() (this rank's alone when it is its own host).
+  std::int64_t first() const { return first_; }
+  std::int64_t end() const { return end_; }
+  const HopArc* arcs() const { return arc_data_; }
+  const std::int64_t* row_ptr() const { return row_data_; }  // per host node (index - first()), into arcs()
+  const double* cumulative() const { return cumulative_data_; }  // weighted steps only
   double build_seconds() const { return build_seconds_; }
 
  private:
+  void build_own(const DistributedGraph& g, const WalkOptions& o);
+  void build_shared(const DistributedGraph& g, const WalkOptions& o);
+
   const DistributedGraph* graph_;
   WeightMode weights_;
   StepRule step_;
   double scale_, max_degree_;
+  std::int64_t first_ = 0, end_ = 0;
+  // A rank that is its own host: plain (huge-page) arrays.
   HugeVector<HopArc> arcs_;
   HugeVector<std::int64_t> row_ptr_;
   std::vector<double> cumulative_;
+  // A host of several ranks: the host's table in shared windows, each rank's rows in its slice.
+  SharedArray<HopArc> shared_arcs_;
+  SharedArray<std::int64_t> shared_row_ptr_;
+  SharedArray<double> shared_cumulative_;
+  const HopArc* arc_data_ = nullptr;
+  const std::int64_t* row_data_ = nullptr;
+  const double* cumulative_data_ = nullptr;
   double build_seconds_ = 0;
 };
 

@@ -1,12 +1,15 @@
 #pragma once
 // Distributed halting random walks (Reid et al. 2025a, "Linear transformer topological masking with graph random
-// features", §3.3). n walkers start at every node; a walker is simulated by the rank owning its current node and
-// hops there until it halts, hits max_length or a dead end, or steps onto a node another rank owns; then it joins
-// a per-destination batch. Batches leave with non-blocking sends when full or when the rank runs out of local
-// work; receives are polled between work items; there is no per-step barrier. Every visit deposits the walker's
-// running load, which travels in batches to the owner of the walk's start node and is handed to its
-// DepositSink there, followed by a completion record (the walker's hop count) when the walker ends away
-// from home. Walker and deposit batches also leave when the rank runs out of work or every 5 ms, so that rows
+// features", §3.3). n walkers start at every node; a walker is simulated by the rank that started it and hops
+// there through every node of that rank's host (the ranks sharing its memory, which share the arc table:
+// walk_arcs.hpp) until it halts, hits max_length or a dead end, or steps onto another host's node; then it joins
+// a per-destination batch for that host: to the rank owning its start node when that is on the host (the walker
+// comes home), else to the rank owning its node, which walks it through its host in turn. With every rank its own
+// host (--host-size 1) this is the message path between ranks. Batches leave with non-blocking sends when full
+// or when the rank runs out of local work; receives are polled between work items; there is no per-step barrier.
+// Every visit deposits the walker's running load: straight into its start row's buffer on the rank that started
+// it, or, from another host, in batches to the owner of the walk's start node, handed to its DepositSink there
+// and followed by a completion record (the walker's hop count) when the walker ends away from home. Walker and deposit batches also leave when the rank runs out of work or every 5 ms, so that rows
 // complete and release their memory.
 //
 // The load is the importance weight of Eq. 10 there: after t hops, w~(walk) / p(walk prefix), the product
@@ -51,7 +54,8 @@ struct WalkStatistics {
   std::int64_t teleports = 0;          // hops from a dangling node to a uniform node (teleport_dangling)
   std::int64_t truncated = 0;          // walks stopped by max_length
   std::vector<std::int64_t> length_histogram;  // walks by number of hops, 0..max_length (global)
-  std::int64_t cross_rank_hops = 0;    // hops onto another rank's node (global)
+  std::int64_t cross_rank_hops = 0;    // hops onto another host's node (global; with every rank its own host,
+                                       // another rank's)
   // This rank's traffic and time.
   std::int64_t messages_sent = 0, bytes_sent = 0;
   double walk_seconds = 0;

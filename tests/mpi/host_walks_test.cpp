@@ -1,0 +1,154 @@
+// Walks on hosts (ranks that share memory, --host-size): a walker crosses between the ranks of its host without
+// a message, so only hops onto another host count as crossings; the rows, the walk statistics and PageRank's
+// endpoint counts are bitwise those of every rank its own host (host size 1, the message path), for every
+// partition, coupling and batch size, and the host's arc table links every arc whose target lies on the host.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/walks/walk_engine.hpp"
+#include "mpi_test_support.hpp"
+
+using namespace graphrf;
+using graphrf::testing::quiet_log;
+using graphrf::testing::world;
+
+namespace {
+
+DistributedGraph load_on_hosts(const std::string& graph, const std::string& partition, int host_size) {
+  GraphOptions o;
+  o.graph = graph;
+  o.partition = partition;
+  o.host_size = host_size;
+  return load_graph(world(), o);
+}
+
+// Every rank's rows gathered on every rank, keyed by (row, column) original ids: the same whatever the partition.
+std::map<std::pair<std::int64_t, std::int64_t>, double> rows_by_id(const DistributedGraph& g, const SparseRows& phi) {
+  struct Entry {
+    std::int64_t row, col;
+    double value;
+  };
+  // Columns are global indices; their ids come from a gathered index -> id table (tiny graphs).
+  const Communicator& comm = *g.comm;
+  std::vector<std::int64_t> mine(g.original_id.begin(), g.original_id.end());
+  Counts counts(size_t(comm.size()), std::int64_t(mine.size()));
+  std::vector<std::int64_t> send;
+  for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), mine.begin(), mine.end());
+  const std::vector<std::int64_t> id_of = comm.alltoallv(send, counts);  // by global index
+  std::vector<Entry> local, out;
+  for (std::int64_t i = 0; i < phi.n_local(); ++i)
+    for (auto k = phi.indptr[size_t(i)]; k < phi.indptr[size_t(i) + 1]; ++k)
+      local.push_back({g.original_id[size_t(i)], id_of[size_t(phi.col[size_t(k)])], phi.value[size_t(k)]});
+  Counts entry_counts(size_t(comm.size()), std::int64_t(local.size()));
+  std::vector<Entry> entries;
+  for (int r = 0; r < comm.size(); ++r) entries.insert(entries.end(), local.begin(), local.end());
+  std::map<std::pair<std::int64_t, std::int64_t>, double> by_id;
+  for (const Entry& e : comm.alltoallv(entries, entry_counts)) by_id[{e.row, e.col}] = e.value;
+  return by_id;
+}
+
+WalkOptions walk_options(Coupling coupling) {
+  WalkOptions o;
+  o.walkers = 4;
+  o.p_halt = 0.15;
+  o.max_length = 40;
+  o.seed = 9;
+  o.coupling = coupling;
+  return o;
+}
+
+KernelSpec diffusion() {
+  KernelSpec k;
+  k.kind = KernelKind::diffusion;
+  k.beta = 0.8;
+  return k;
+}
+
+struct HostRun {
+  std::map<std::pair<std::int64_t, std::int64_t>, double> rows;
+  WalkStatistics stats;
+};
+
+HostRun grf_on_hosts(const std::string& partition, int host_size, Coupling coupling, const WalkLimits& limits = {}) {
+  const DistributedGraph g = load_on_hosts("random:80:4:5", partition, host_size);
+  const GrfRun run = compute_grf(g, diffusion(), walk_options(coupling), GrfEstimator::symmetric, quiet_log(), limits);
+  return {rows_by_id(g, run.phi[0]), run.walks[0]};
+}
+
+}  // namespace
+
+TEST(HostWalks, RowsAndStatisticsAreThoseOfTheMessagePathAndOnlyHostsAreCrossed) {
+  const int p = world().size();
+  WalkLimits tiny;
+  tiny.walker_batch = 1;
+  tiny.deposit_batch = 2;
+  tiny.max_walkers_in_flight = 3;
+  for (const std::string partition : {"block", "metis"})
+    for (Coupling coupling : {Coupling::iid, Coupling::repelling})
+      for (const WalkLimits& limits : {WalkLimits{}, tiny}) {
+        SCOPED_TRACE(partition + " " + coupling_name(coupling) + (limits.walker_batch == 1 ? " tiny batches" : ""));
+        const HostRun apart = grf_on_hosts(partition, 1, coupling, limits);
+        for (int host_size : {2, 0}) {
+          SCOPED_TRACE("host size " + std::to_string(host_size));
+          const HostRun shared = grf_on_hosts(partition, host_size, coupling, limits);
+          EXPECT_TRUE(shared.rows == apart.rows);
+          EXPECT_EQ(shared.stats.hops, apart.stats.hops);
+          EXPECT_EQ(shared.stats.length_histogram, apart.stats.length_histogram);
+          // Every rank on one machine: host size 0 is one host, which no walker leaves.
+          if (host_size == 0) EXPECT_EQ(shared.stats.cross_rank_hops, 0);
+          if (p > 1) EXPECT_GT(apart.stats.cross_rank_hops, 0);
+          if (p > 2 && host_size == 2) {
+            EXPECT_GT(shared.stats.cross_rank_hops, 0);
+            EXPECT_LT(shared.stats.cross_rank_hops, apart.stats.cross_rank_hops);
+          }
+          if (p <= 2 && host_size == 2) EXPECT_EQ(shared.stats.cross_rank_hops, 0);
+        }
+      }
+}
+
+TEST(HostWalks, EndpointCountsAreTheOwnersWhereverOnTheHostWalksEnd) {
+  WalkOptions o = walk_options(Coupling::iid);
+  o.walkers = 8;
+  std::vector<std::vector<std::int64_t>> counts;
+  for (int host_size : {1, 2, 0}) {
+    const DistributedGraph g = load_on_hosts("random:80:4:5", "block", host_size);
+    WalkLimits limits;
+    limits.count_endpoints = true;
+    const WalkResult r = run_walks(g, o, quiet_log(), limits);
+    ASSERT_EQ(r.endpoint_counts.size(), size_t(g.n_local()));
+    std::int64_t total = 0;
+    for (std::int64_t c : r.endpoint_counts) total += c;
+    EXPECT_EQ(world().sum(total), r.stats.walkers) << "host size " << host_size;
+    counts.push_back(r.endpoint_counts);  // block partitions: the same nodes on each rank for every host size
+  }
+  EXPECT_EQ(counts[1], counts[0]);
+  EXPECT_EQ(counts[2], counts[0]);
+}
+
+TEST(HostWalks, TheHostTableLinksEveryArcIntoTheHost) {
+  for (int host_size : {1, 2, 0}) {
+    SCOPED_TRACE("host size " + std::to_string(host_size));
+    const DistributedGraph g = load_on_hosts("random:60:4:2", "metis", host_size);
+    const WalkArcs table(g, WalkOptions{});
+    const HostTopology& hosts = *g.hosts;
+    EXPECT_EQ(table.first(), g.dist.first(hosts.first_rank(hosts.index())));
+    const int end_rank = hosts.end_rank(hosts.index());
+    EXPECT_EQ(table.end(), g.dist.first(end_rank - 1) + g.dist.count(end_rank - 1));
+    // Every row of the host, written by whichever rank owns it, as that rank's CSR says.
+    for (std::int64_t v = table.first(); v < table.end(); ++v) {
+      const std::int64_t begin = table.row_ptr()[v - table.first()], end = table.row_ptr()[v - table.first() + 1];
+      for (std::int64_t a = begin; a < end; ++a) {
+        const HopArc& arc = table.arcs()[a];
+        const bool on_host = arc.target >= table.first() && arc.target < table.end();
+        ASSERT_EQ(arc.degree >= 0, on_host) << "arc " << v << " -> " << arc.target;
+        if (on_host) {
+          EXPECT_EQ(arc.begin, table.row_ptr()[arc.target - table.first()]);
+          EXPECT_EQ(arc.degree, table.row_ptr()[arc.target - table.first() + 1] - arc.begin);
+        }
+      }
+      if (g.owns(v)) EXPECT_EQ(end - begin, g.n_neighbours(v - g.first()));
+    }
+  }
+}
