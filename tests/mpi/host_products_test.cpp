@@ -11,6 +11,7 @@
 #include "graphrf/graph/laplacian_operator.hpp"
 #include "graphrf/mpi/host_alltoallv.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
+#include "graphrf/walks/pagerank.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;
@@ -144,6 +145,18 @@ TEST(HostGhostExchange, LaplacianAndStatisticsHaveTheSameBits) {
     const auto [got, components] = message_path();
     EXPECT_EQ(max_difference(got, want), 0.0) << name(hosts);
     EXPECT_EQ(components, want_components) << name(hosts);
+  }
+}
+
+TEST(HostAlltoallv, PageRankHasTheSameBits) {
+  auto g = load("random:150:5:4", "metis");
+  g.hosts = nullptr;
+  const PageRankExact want = pagerank_exact(g, 0.15, StepRule::weighted, 1e-10, 100);
+  for (const auto& hosts : host_layouts()) {
+    g.hosts = hosts;
+    const PageRankExact got = pagerank_exact(g, 0.15, StepRule::weighted, 1e-10, 100);
+    EXPECT_EQ(got.rank, want.rank) << name(hosts);
+    EXPECT_EQ(got.iterations, want.iterations) << name(hosts);
   }
 }
 
