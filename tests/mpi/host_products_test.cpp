@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "graphrf/attention/attention_pipeline.hpp"
+#include "graphrf/gp/gp_run.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
 #include "graphrf/mpi/host_alltoallv.hpp"
@@ -157,6 +158,29 @@ TEST(HostAlltoallv, PageRankHasTheSameBits) {
     const PageRankExact got = pagerank_exact(g, 0.15, StepRule::weighted, 1e-10, 100);
     EXPECT_EQ(got.rank, want.rank) << name(hosts);
     EXPECT_EQ(got.iterations, want.iterations) << name(hosts);
+  }
+}
+
+TEST(HostFetchRows, GpLearningAndPredictionHaveTheSameBits) {
+  auto g = load("random:120:5:8", "metis");
+  GpRunOptions o;
+  o.walk.walkers = 8;
+  o.walk.p_halt = 0.4;
+  o.walk.max_length = 10;
+  o.walk.seed = 3;
+  o.synthetic = {0.8, 1.0, 1.0, 0.1};
+  o.split.test_fraction = 0.3;
+  o.schedule.iterations = 2;
+  o.prediction.samples = 4;
+  o.lml.seed = o.prediction.seed = o.walk.seed;
+  g.hosts = nullptr;
+  const GpRun want = run_gp_regression(g, o, quiet_log());
+  for (const auto& hosts : host_layouts()) {
+    g.hosts = hosts;
+    const GpRun got = run_gp_regression(g, o, quiet_log());
+    EXPECT_EQ(got.f, want.f) << name(hosts);
+    EXPECT_EQ(got.sigma_n, want.sigma_n) << name(hosts);
+    EXPECT_EQ(got.metrics.rmse, want.metrics.rmse) << name(hosts);
   }
 }
 
