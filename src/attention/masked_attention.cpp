@@ -4,8 +4,8 @@
 #include "graphrf/mpi/reproducible_sum.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
+#include "graphrf/mpi/host_alltoallv.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 #include "graphrf/core/prefetch.hpp"
@@ -135,6 +135,103 @@ const double* row_of(const DistributedGraph& g, std::int64_t col, const std::vec
   return fetched.data() + slot * width;
 }
 
+// Whether global node `global` lives on another host (every other rank when there are no hosts).
+bool on_other_host(const DistributedGraph& g, std::int64_t global) {
+  return !g.owns(global) && (!g.hosts || !g.hosts->same_host(g.owner(global)));
+}
+
+// Bytes that travel by message to fetch the rows `needed` of width `width` (rows of my host are shared).
+std::int64_t fetched_bytes(const DistributedGraph& g, std::span<const std::int64_t> needed, std::int64_t width) {
+  std::int64_t rows = 0;
+  for (auto c : needed) rows += on_other_host(g, c);
+  return rows * static_cast<std::int64_t>(sizeof(std::int64_t) + static_cast<size_t>(width) * sizeof(double));
+}
+
+// A nonzero G_key[j, q] on its way to the owner of column q, with j's canonical index: the order of q's sum.
+struct KeyEntry {
+  std::int64_t j, j_canonical, q;
+  double weight;
+};
+
+// The key pass of Alg. 1 for the owned columns q, one row of `width` = m dv + m values each: S_q = sum_j
+// G_key[j, q] phi(k_j) v_j^T (m x dv, row-major) then z_q = sum_j G_key[j, q] phi(k_j). Each column adds its
+// rows j in canonical order, whichever rank owns them: the order one rank uses, so the bits do not depend on
+// the rank count, the partition or the hosts. Entries of remote columns go to the column's owner (through
+// shared memory inside a host) with j's canonical index, and the owner fetches phi(k_j) and v_j.
+std::vector<double> key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMatrix& phi_k,
+                             const RowMatrix& v, AttentionStats& stats) {
+  const Communicator& comm = *g.comm;
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local();
+  // Entries of remote columns, grouped by owner; within an owner in row order (rows ascend in canonical order).
+  Counts counts(static_cast<size_t>(comm.size()), 0);
+  for (auto q : key_grf.col)
+    if (!g.owns(q)) ++counts[static_cast<size_t>(g.owner(q))];
+  std::vector<std::int64_t> at(counts.size(), 0);
+  for (size_t r = 1; r < counts.size(); ++r) at[r] = at[r - 1] + counts[r - 1];
+  std::vector<KeyEntry> send(static_cast<size_t>(at.back() + counts.back()));
+  for (std::int64_t j = 0; j < n_local; ++j)
+    for (auto k = key_grf.indptr[static_cast<size_t>(j)]; k < key_grf.indptr[static_cast<size_t>(j) + 1]; ++k) {
+      const std::int64_t q = key_grf.col[static_cast<size_t>(k)];
+      if (g.owns(q)) continue;
+      send[static_cast<size_t>(at[static_cast<size_t>(g.owner(q))]++)] = {
+          g.first() + j, g.canonical_index[static_cast<size_t>(j)], q, key_grf.value[static_cast<size_t>(k)]};
+    }
+  for (const auto& e : send) stats.bytes_moved += on_other_host(g, e.q) ? static_cast<std::int64_t>(sizeof(KeyEntry)) : 0;
+  const std::vector<KeyEntry> received = host_alltoallv(comm, g.hosts.get(), send, counts);
+  send = {};
+  // phi(k_j) and v_j of the remote rows j.
+  std::vector<std::int64_t> remote;
+  for (const auto& e : received) remote.push_back(e.j);
+  std::sort(remote.begin(), remote.end());
+  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  const auto fetch = [&](const RowMatrix& rows) {
+    return fetch_rows(comm, g.hosts.get(), g.dist, remote,
+                      std::span<const double>(rows.data(), static_cast<size_t>(rows.size())), rows.cols());
+  };
+  const std::vector<double> remote_phi_k = fetch(phi_k), remote_v = fetch(v);
+  stats.bytes_moved += fetched_bytes(g, remote, m) + fetched_bytes(g, remote, dv);
+
+  // The rows j in canonical order: owned rows (index < n_local) and runs of received entries of one j.
+  std::vector<std::int64_t> run_start;
+  for (size_t k = 0; k < received.size(); ++k)
+    if (k == 0 || received[k].j != received[k - 1].j) run_start.push_back(static_cast<std::int64_t>(k));
+  run_start.push_back(static_cast<std::int64_t>(received.size()));
+  std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (canonical index, row)
+  rows.reserve(static_cast<size_t>(n_local) + run_start.size() - 1);
+  for (std::int64_t j = 0; j < n_local; ++j) rows.emplace_back(g.canonical_index[static_cast<size_t>(j)], j);
+  for (size_t r = 0; r + 1 < run_start.size(); ++r)
+    rows.emplace_back(received[static_cast<size_t>(run_start[r])].j_canonical, n_local + static_cast<std::int64_t>(r));
+  if (!std::is_sorted(rows.begin(), rows.end())) std::sort(rows.begin(), rows.end());
+
+  std::vector<double> s(static_cast<size_t>(n_local * width), 0.0);
+  std::vector<double> block(static_cast<size_t>(width));
+  const auto add = [&](std::int64_t q, double weight) {
+    double* target = s.data() + (q - g.first()) * width;
+    for (std::int64_t x = 0; x < width; ++x) target[x] += weight * block[static_cast<size_t>(x)];
+  };
+  PhaseProgress key_progress("attention   key pass", static_cast<std::int64_t>(rows.size()));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    key_progress.update(static_cast<std::int64_t>(r));
+    const std::int64_t row = rows[r].second;
+    const bool owned = row < n_local;
+    const std::int64_t slot = owned ? 0 : std::lower_bound(remote.begin(), remote.end(), received[static_cast<size_t>(run_start[static_cast<size_t>(row - n_local)])].j) - remote.begin();
+    const double* pk = owned ? phi_k.row(row).data() : remote_phi_k.data() + slot * m;
+    const double* vj = owned ? v.row(row).data() : remote_v.data() + slot * dv;
+    for (std::int64_t a = 0; a < m; ++a) {
+      for (std::int64_t t = 0; t < dv; ++t) block[static_cast<size_t>(a * dv + t)] = pk[a] * vj[t];
+      block[static_cast<size_t>(m * dv + a)] = pk[a];
+    }
+    if (owned) {
+      for (auto k = key_grf.indptr[static_cast<size_t>(row)]; k < key_grf.indptr[static_cast<size_t>(row) + 1]; ++k)
+        if (g.owns(key_grf.col[static_cast<size_t>(k)])) add(key_grf.col[static_cast<size_t>(k)], key_grf.value[static_cast<size_t>(k)]);
+    } else {
+      for (auto k = run_start[static_cast<size_t>(row - n_local)]; k < run_start[static_cast<size_t>(row - n_local) + 1]; ++k)
+        add(received[static_cast<size_t>(k)].q, received[static_cast<size_t>(k)].weight);
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& query_grf, const SparseRows& key_grf,
@@ -143,70 +240,14 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   const Communicator& comm = *g.comm;
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local();
   Timer timer;
-  // Key pass. S (m x dv, row-major) and z (m) of column q are stored side by side in one row of `s`.
-  std::vector<double> s(static_cast<size_t>(n_local * width), 0.0);
-  std::unordered_map<std::int64_t, std::int64_t> remote_slot;
-  std::vector<std::int64_t> remote_q;
-  std::vector<double> remote_s;
-  std::vector<double> block(static_cast<size_t>(width));
-  PhaseProgress key_progress("attention   key pass", n_local);
-  for (std::int64_t j = 0; j < n_local; ++j) {
-    key_progress.update(j);
-    for (std::int64_t a = 0; a < m; ++a) {
-      for (std::int64_t t = 0; t < dv; ++t) block[static_cast<size_t>(a * dv + t)] = phi_k(j, a) * v(j, t);
-      block[static_cast<size_t>(m * dv + a)] = phi_k(j, a);
-    }
-    for (auto k = key_grf.indptr[static_cast<size_t>(j)]; k < key_grf.indptr[static_cast<size_t>(j) + 1]; ++k) {
-      const std::int64_t q = key_grf.col[static_cast<size_t>(k)];
-      const double weight = key_grf.value[static_cast<size_t>(k)];
-      double* target;
-      if (g.owns(q)) {
-        target = s.data() + (q - g.first()) * width;
-      } else {
-        auto [it, fresh] = remote_slot.try_emplace(q, static_cast<std::int64_t>(remote_q.size()));
-        if (fresh) {
-          remote_q.push_back(q);
-          remote_s.resize(remote_s.size() + static_cast<size_t>(width), 0.0);
-        }
-        target = remote_s.data() + it->second * width;
-      }
-      for (std::int64_t x = 0; x < width; ++x) target[x] += weight * block[static_cast<size_t>(x)];
-    }
-  }
-  // Partial sums of remote columns go to their owners, packed by owner in column order.
-  {
-    std::vector<std::int64_t> order(remote_q.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return remote_q[static_cast<size_t>(a)] < remote_q[static_cast<size_t>(b)]; });
-    const auto p = static_cast<size_t>(comm.size());
-    Counts q_counts(p, 0), value_counts(p, 0);
-    std::vector<std::int64_t> q_send;
-    std::vector<double> value_send;
-    for (auto k : order) {
-      const auto q = remote_q[static_cast<size_t>(k)];
-      const auto owner = static_cast<size_t>(g.owner(q));
-      ++q_counts[owner];
-      value_counts[owner] += width;
-      q_send.push_back(q);
-      value_send.insert(value_send.end(), remote_s.begin() + k * width, remote_s.begin() + (k + 1) * width);
-    }
-    stats.bytes_moved += static_cast<std::int64_t>(q_send.size() * sizeof(std::int64_t) + value_send.size() * sizeof(double));
-    const auto q_recv = comm.alltoallv(q_send, q_counts);
-    const auto value_recv = comm.alltoallv(value_send, value_counts);
-    // Received partials are ordered by source rank: a fixed order, whatever the arrival order.
-    for (size_t k = 0; k < q_recv.size(); ++k) {
-      double* target = s.data() + (q_recv[k] - g.first()) * width;
-      const double* source = value_recv.data() + static_cast<std::int64_t>(k) * width;
-      for (std::int64_t x = 0; x < width; ++x) target[x] += source[x];
-    }
-  }
+  const std::vector<double> s = key_sums(g, key_grf, phi_k, v, stats);
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
 
   // Query pass.
   const auto needed = remote_columns(g, query_grf);
-  const auto fetched = fetch_rows(comm, g.dist, needed, s, width);
-  stats.bytes_moved += static_cast<std::int64_t>(needed.size() * sizeof(std::int64_t) + fetched.size() * sizeof(double));
+  const auto fetched = fetch_rows(comm, g.hosts.get(), g.dist, needed, s, width);
+  stats.bytes_moved += fetched_bytes(g, needed, width);
   RowMatrix num = RowMatrix::Zero(n_local, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
   PhaseProgress query_progress("attention   query pass", n_local);
@@ -236,8 +277,8 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   // phi(k_j) and v_j side by side, fetched for the remote nodes the query walks visited.
   const std::vector<double> table = key_value_table(phi_k, v);
   const auto needed = remote_columns(g, grf);
-  const auto fetched = fetch_rows(comm, g.dist, needed, table, width);
-  stats.bytes_moved += static_cast<std::int64_t>(needed.size() * sizeof(std::int64_t) + fetched.size() * sizeof(double));
+  const auto fetched = fetch_rows(comm, g.hosts.get(), g.dist, needed, table, width);
+  stats.bytes_moved += fetched_bytes(g, needed, width);
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
   RowMatrix num = RowMatrix::Zero(n_local, dv);

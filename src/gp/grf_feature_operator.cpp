@@ -7,6 +7,7 @@
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/prefetch.hpp"
 #include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/mpi/host_alltoallv.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 
 namespace graphrf {
@@ -105,7 +106,7 @@ void GrfFeatureOperator::restrict_rows(const Eigen::VectorXd& mask) {
     to_owner[static_cast<size_t>(offset[r]++)] = {e.other, e.node, g.canonical_index[static_cast<size_t>(e.node - g.first())],
                                                   e.length, e.value};
   }
-  std::vector<SideEntry> column_entries = comm.alltoallv(to_owner, counts);
+  std::vector<SideEntry> column_entries = host_alltoallv(comm, g.hosts.get(), to_owner, counts);
   to_owner = {};
   subset_built_ = true;
   subset_is_all_ = (mask.array() != 0).all();  // then rows_ serves (same entries, same order)
@@ -143,7 +144,7 @@ std::unique_ptr<double[]> GrfFeatureOperator::with_remote_rows(const Side& side,
     for (std::int64_t k = 0; k < b; ++k)
       for (std::int64_t i = i0; i < i1; ++i) table[static_cast<size_t>(i * b + k)] = local(i, k);
   }
-  const std::vector<double> fetched = fetch_rows(*graph_->comm, graph_->dist, side.remote,
+  const std::vector<double> fetched = fetch_rows(*graph_->comm, graph_->hosts.get(), graph_->dist, side.remote,
                                                  std::span<const double>(table.get(), static_cast<size_t>(n_local_ * b)), b);
   std::copy(fetched.begin(), fetched.end(), table.get() + n_local_ * b);
   return table;

@@ -34,7 +34,7 @@ std::vector<std::int64_t> connected_component_labels(const DistributedGraph& g) 
   const std::vector<std::int64_t> source = g.arc_sources();
   for (size_t i = 0; i < n; ++i) label[i] = root_label[static_cast<size_t>(find(static_cast<std::int64_t>(i)))];
   for (;;) {
-    g.ghost_exchange.exchange<std::int64_t>(label, ghost_label);
+    g.ghost_exchange.exchange<std::int64_t>(label, ghost_label, 1, g.hosts);
     int changed = 0;
     for (size_t i = 0; i < n; ++i)
       for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {

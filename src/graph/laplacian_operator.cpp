@@ -46,7 +46,7 @@ void for_each_neighbour_sum(const DistributedGraph& g, const std::vector<double>
 std::vector<double> exchange_ghost_rows(const DistributedGraph& g, const double* rows, Eigen::Index b) {
   std::vector<double> ghosts(g.ghosts.size() * static_cast<size_t>(b));
   g.ghost_exchange.exchange<double>(std::span<const double>(rows, static_cast<size_t>(g.n_local() * b)), ghosts,
-                                    static_cast<int>(b));
+                                    static_cast<int>(b), g.hosts);
   return ghosts;
 }
 

@@ -9,7 +9,7 @@ namespace graphrf {
 void multiply_w(const DistributedGraph& g, const WalkOptions& options, std::span<const std::int64_t> source,
                 const std::vector<double>& x, std::vector<double>& y) {
   std::vector<double> ghost(g.ghosts.size());
-  g.ghost_exchange.exchange<double>(x, ghost);
+  g.ghost_exchange.exchange<double>(x, ghost, 1, g.hosts);
   y.assign(static_cast<size_t>(g.n_local()), 0.0);
   for (std::int64_t i = 0; i < g.n_local(); ++i) {
     double sum = 0;

@@ -1,5 +1,6 @@
 #include "graphrf/mpi/shared_array.hpp"
 
+#include <exception>
 #include <utility>
 
 namespace graphrf {
@@ -48,6 +49,13 @@ SharedWindow::~SharedWindow() { release(); }
 
 void SharedWindow::release() noexcept {
   if (win_ == MPI_WIN_NULL) return;
+  // Freeing is collective: a rank unwinding from an error of its own would wait here for ranks that never come
+  // (the main guard aborts the run instead). The window is left to the end of the process.
+  if (std::uncaught_exceptions() > 0) {
+    win_ = MPI_WIN_NULL;
+    base_ = nullptr;
+    return;
+  }
   MPI_Win_unlock_all(win_);
   MPI_Win_free(&win_);
   win_ = MPI_WIN_NULL;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphrf/mpi/host_alltoallv.hpp"
+
 namespace graphrf {
 
 namespace {
@@ -51,7 +53,7 @@ PageRankExact pagerank_exact(const DistributedGraph& g, double p_halt, StepRule 
         send[static_cast<size_t>(slot[static_cast<size_t>(k)])] = {g.col[static_cast<size_t>(k)], x[i] * w / out_weight[i]};
       }
     }
-    auto got = comm.alltoallv(send, counts);
+    auto got = host_alltoallv(comm, g.hosts.get(), send, counts);  // host peers' contributions through shared memory
     // Sum each node's in-contributions in ascending order of value: the same bits whatever order they came in.
     std::sort(got.begin(), got.end(), [](const Contribution& a, const Contribution& b) {
       return a.target != b.target ? a.target < b.target : a.value < b.value;

@@ -1,0 +1,218 @@
+// Distributed products inside a host read their peers' rows and vectors from shared memory: for host sizes 1
+// (messages only), 2 (at 3 ranks: hosts of 2 + 1) and 0 (the whole machine) every exchange delivers what the
+// message path delivers, and the products built on them (Laplacian, statistics, masked attention) have the
+// same bits; attention's output also has the bits of one rank.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "graphrf/attention/attention_pipeline.hpp"
+#include "graphrf/gp/gp_run.hpp"
+#include "graphrf/graph/graph_statistics.hpp"
+#include "graphrf/graph/laplacian_operator.hpp"
+#include "graphrf/mpi/host_alltoallv.hpp"
+#include "graphrf/mpi/row_fetch.hpp"
+#include "graphrf/walks/pagerank.hpp"
+#include "mpi_test_support.hpp"
+
+using namespace graphrf;
+using graphrf::testing::load;
+using graphrf::testing::quiet_log;
+using graphrf::testing::world;
+
+namespace {
+
+// No hosts (every rank its own host: the message path) and hosts of 1, 2 and the whole machine.
+std::vector<std::shared_ptr<const HostTopology>> host_layouts() {
+  std::vector<std::shared_ptr<const HostTopology>> out{nullptr};
+  for (int size : {1, 2, 0}) out.push_back(std::make_shared<const HostTopology>(world(), size));
+  return out;
+}
+
+std::string name(const std::shared_ptr<const HostTopology>& hosts) { return hosts ? hosts->summary() : "no hosts"; }
+
+DistributedGraph load_on(const Communicator& comm, const std::string& graph, const std::string& partition) {
+  GraphOptions o;
+  o.graph = graph;
+  o.partition = partition;
+  return load_graph(comm, o);
+}
+
+// Rows of a row-distributed matrix gathered on every rank in canonical node order.
+Eigen::MatrixXd gather_canonical(const DistributedGraph& g, const RowMatrix& local) {
+  const Communicator& comm = *g.comm;
+  const auto cols = local.cols();
+  std::vector<double> mine;
+  for (std::int64_t i = 0; i < g.n_local(); ++i) {
+    mine.push_back(static_cast<double>(g.canonical_index[static_cast<size_t>(i)]));
+    for (Eigen::Index c = 0; c < cols; ++c) mine.push_back(local(i, c));
+  }
+  std::vector<double> send;
+  for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), mine.begin(), mine.end());
+  const auto all = comm.alltoallv(send, Counts(static_cast<size_t>(comm.size()), static_cast<std::int64_t>(mine.size())));
+  Eigen::MatrixXd out(g.n_global(), cols);
+  for (size_t k = 0; k < all.size(); k += static_cast<size_t>(cols) + 1)
+    for (Eigen::Index c = 0; c < cols; ++c) out(static_cast<Eigen::Index>(all[k]), c) = all[k + 1 + static_cast<size_t>(c)];
+  return out;
+}
+
+// Bitwise comparison (NaN-free matrices): the largest |a - b|, which must be exactly 0.
+double max_difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).cwiseAbs().maxCoeff(); }
+
+}  // namespace
+
+TEST(HostAlltoallv, DeliversWhatAlltoallvDeliversInSourceOrder) {
+  const Communicator& comm = world();
+  const int p = comm.size(), me = comm.rank();
+  // Rank s sends (s + d) % 3 values to rank d (some none), each naming source, destination and position.
+  Counts counts(static_cast<size_t>(p));
+  std::vector<std::int64_t> send;
+  for (int d = 0; d < p; ++d) {
+    counts[static_cast<size_t>(d)] = (me + d) % 3;
+    for (int k = 0; k < (me + d) % 3; ++k) send.push_back(10000 * me + 100 * d + k);
+  }
+  Counts want_counts;
+  const auto want = comm.alltoallv(send, counts, &want_counts);
+  for (const auto& hosts : host_layouts()) {
+    Counts got_counts;
+    EXPECT_EQ(host_alltoallv(comm, hosts.get(), send, counts, &got_counts), want) << name(hosts);
+    EXPECT_EQ(got_counts, want_counts) << name(hosts);
+  }
+}
+
+TEST(HostFetchRows, RowsOfHostPeersEqualTheMessagePath) {
+  auto g = load("random:80:5:3", "metis");
+  const std::int64_t width = 3;
+  std::vector<double> owned;
+  for (std::int64_t i = 0; i < g.n_local(); ++i)
+    for (std::int64_t c = 0; c < width; ++c) owned.push_back(static_cast<double>(g.original_id[static_cast<size_t>(i)]) + 0.25 * static_cast<double>(c));
+  // Every other node this rank does not own.
+  std::vector<std::int64_t> needed;
+  for (std::int64_t x = 0; x < g.n_global(); x += 2)
+    if (!g.owns(x)) needed.push_back(x);
+  std::vector<std::int64_t> ids(needed.size());
+  {
+    const std::vector<double> id_rows = fetch_rows(world(), g.dist, needed, owned, width);
+    for (size_t k = 0; k < needed.size(); ++k) ids[k] = static_cast<std::int64_t>(id_rows[k * width]);
+  }
+  for (const auto& hosts : host_layouts()) {
+    const auto rows = fetch_rows(world(), hosts.get(), g.dist, needed, owned, width);
+    EXPECT_EQ(rows.size(), needed.size() * width) << name(hosts);
+    for (size_t k = 0; k < std::min(needed.size(), rows.size() / width); ++k)
+      for (std::int64_t c = 0; c < width; ++c)
+        EXPECT_EQ(rows[k * width + static_cast<size_t>(c)], static_cast<double>(ids[k]) + 0.25 * static_cast<double>(c)) << name(hosts);
+  }
+  // The ids themselves are those of the nodes asked for: each node's id once, whatever rank owns it.
+  std::vector<std::int64_t> all_ids(ids);
+  std::sort(all_ids.begin(), all_ids.end());
+  EXPECT_EQ(std::unique(all_ids.begin(), all_ids.end()), all_ids.end());
+}
+
+TEST(HostGhostExchange, GhostsOfEveryWidthAndTypeEqualTheMessagePath) {
+  auto g = load("random:90:4:7", "metis");
+  std::vector<std::int64_t> want_ids(g.ghosts.size());
+  g.ghost_exchange.exchange<std::int64_t>(g.original_id, want_ids);
+  for (const auto& hosts : host_layouts()) {
+    // Widths grow then shrink, types change: the shared window kept between calls grows and is reused.
+    for (int width : {1, 3, 2}) {
+      std::vector<double> owned(size_t(g.n_local()) * size_t(width)), ghosts(g.ghosts.size() * size_t(width), -1);
+      for (std::int64_t i = 0; i < g.n_local(); ++i)
+        for (int c = 0; c < width; ++c) owned[size_t(i) * size_t(width) + size_t(c)] = double(g.original_id[size_t(i)]) * 10 + c;
+      g.ghost_exchange.exchange<double>(owned, ghosts, width, hosts);
+      for (size_t k = 0; k < g.ghosts.size(); ++k)
+        for (int c = 0; c < width; ++c)
+          EXPECT_EQ(ghosts[k * size_t(width) + size_t(c)], double(want_ids[k]) * 10 + c) << name(hosts) << " width " << width;
+    }
+    std::vector<std::int64_t> ids(g.ghosts.size(), -1);
+    g.ghost_exchange.exchange<std::int64_t>(g.original_id, ids, 1, hosts);
+    EXPECT_EQ(ids, want_ids) << name(hosts);
+  }
+}
+
+TEST(HostGhostExchange, LaplacianAndStatisticsHaveTheSameBits) {
+  auto g = load("random:120:5:11", "metis");
+  g.hosts = nullptr;
+  const auto message_path = [&] {
+    const DistributedOperator op = normalized_laplacian_operator(g);
+    Eigen::MatrixXd x(g.n_local(), 3), y;
+    for (std::int64_t i = 0; i < g.n_local(); ++i)
+      for (int c = 0; c < 3; ++c) x(i, c) = std::sin(0.37 * double(g.canonical_index[size_t(i)]) + c);
+    op.apply(x, y);
+    return std::make_pair(gather_canonical(g, y), compute_statistics(g).components);
+  };
+  const auto [want, want_components] = message_path();
+  for (const auto& hosts : host_layouts()) {
+    g.hosts = hosts;
+    const auto [got, components] = message_path();
+    EXPECT_EQ(max_difference(got, want), 0.0) << name(hosts);
+    EXPECT_EQ(components, want_components) << name(hosts);
+  }
+}
+
+TEST(HostAlltoallv, PageRankHasTheSameBits) {
+  auto g = load("random:150:5:4", "metis");
+  g.hosts = nullptr;
+  const PageRankExact want = pagerank_exact(g, 0.15, StepRule::weighted, 1e-10, 100);
+  for (const auto& hosts : host_layouts()) {
+    g.hosts = hosts;
+    const PageRankExact got = pagerank_exact(g, 0.15, StepRule::weighted, 1e-10, 100);
+    EXPECT_EQ(got.rank, want.rank) << name(hosts);
+    EXPECT_EQ(got.iterations, want.iterations) << name(hosts);
+  }
+}
+
+TEST(HostFetchRows, GpLearningAndPredictionHaveTheSameBits) {
+  auto g = load("random:120:5:8", "metis");
+  GpRunOptions o;
+  o.walk.walkers = 8;
+  o.walk.p_halt = 0.4;
+  o.walk.max_length = 10;
+  o.walk.seed = 3;
+  o.synthetic = {0.8, 1.0, 1.0, 0.1};
+  o.split.test_fraction = 0.3;
+  o.schedule.iterations = 2;
+  o.prediction.samples = 4;
+  o.lml.seed = o.prediction.seed = o.walk.seed;
+  g.hosts = nullptr;
+  const GpRun want = run_gp_regression(g, o, quiet_log());
+  for (const auto& hosts : host_layouts()) {
+    g.hosts = hosts;
+    const GpRun got = run_gp_regression(g, o, quiet_log());
+    EXPECT_EQ(got.f, want.f) << name(hosts);
+    EXPECT_EQ(got.sigma_n, want.sigma_n) << name(hosts);
+    EXPECT_EQ(got.metrics.rmse, want.metrics.rmse) << name(hosts);
+  }
+}
+
+// Attention's key pass sums every column over its rows in canonical order, as one rank does: with the block
+// partition (global order = canonical order) the output has the bits of one rank at every rank count and host
+// size (before, partial sums of remote columns were added by source rank and the bits changed with the rank
+// count). With METIS the query pass still adds a row's entries in global column order, so there the hosts'
+// results are compared with the message path of the same partition.
+TEST(HostAttention, OutputHasTheBitsOfOneRank) {
+  const Communicator self(MPI_COMM_SELF);
+  for (auto estimator : {GrfEstimator::symmetric, GrfEstimator::two_ensembles, GrfEstimator::asymmetric}) {
+    AttentionConfig config;
+    config.kernel.kind = KernelKind::diffusion;
+    config.kernel.beta = 1.0;
+    config.walk.walkers = 6;
+    config.walk.p_halt = 0.3;
+    config.walk.max_length = 12;
+    config.walk.seed = 5;
+    config.estimator = estimator;
+    config.features.kind = FeatureKind::relu;  // computed row by row: the same bits at every rank count
+    const auto one_rank = load_on(self, "random:150:6:2", "block");
+    const auto reference = run_attention(one_rank, synthetic_qkv(one_rank, 1, 4, 3, 9), config, quiet_log());
+    for (const std::string partition : {"block", "metis"}) {
+      auto g = load_on(world(), "random:150:6:2", partition);
+      const auto qkv = synthetic_qkv(g, 1, 4, 3, 9);
+      Eigen::MatrixXd want = gather_canonical(one_rank, reference[0].output);
+      for (const auto& hosts : host_layouts()) {
+        g.hosts = hosts;
+        const Eigen::MatrixXd got = gather_canonical(g, run_attention(g, qkv, config, quiet_log())[0].output);
+        if (partition == "metis" && !hosts) want = got;
+        EXPECT_EQ(max_difference(got, want), 0.0) << partition << ", " << name(hosts) << ", estimator " << int(estimator);
+      }
+    }
+  }
+}
