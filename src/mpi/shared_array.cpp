@@ -1,6 +1,12 @@
 #include "graphrf/mpi/shared_array.hpp"
 
 #include <exception>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <utility>
 
 namespace graphrf {
@@ -25,6 +31,13 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     void* first = nullptr;
     check_mpi(MPI_Win_shared_query(win_, MPI_PROC_NULL, &size, &unit, &first), "MPI_Win_shared_query");
     base_ = static_cast<std::byte*>(first);
+    // Tables read at random (the walk table) want 2 MiB pages, as private arrays get them (huge_pages.hpp). For
+    // shared memory the kernel grants them only when /sys/kernel/mm/transparent_hugepage/shmem_enabled allows
+    // (advise, within_size or always); otherwise this advice is ignored and every hop may miss the TLB.
+    constexpr std::uintptr_t kHugePage = std::uintptr_t{1} << 21;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(base_) + kHugePage - 1) & ~(kHugePage - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(offsets_.back())) & ~(kHugePage - 1);
+    if (host.rank() == 0 && end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
   }
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
@@ -60,6 +73,31 @@ void SharedWindow::release() noexcept {
   MPI_Win_free(&win_);
   win_ = MPI_WIN_NULL;
   base_ = nullptr;
+}
+
+bool SharedWindow::huge_pages() const {
+  if (!base_) return false;
+  const auto address = reinterpret_cast<std::uintptr_t>(base_);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (line.find(':') == std::string::npos || line.find('-') < line.find(' ')) {
+      if (header >> std::hex >> begin >> dash >> end && dash == '-') {
+        inside = address >= begin && address < end;
+        continue;
+      }
+    }
+    if (!inside) continue;
+    std::istringstream field(line);
+    std::string key;
+    long kb = 0;
+    if (field >> key >> kb && (key == "ShmemPmdMapped:" || key == "FilePmdMapped:") && kb > 0) return true;
+  }
+  return false;
 }
 
 void SharedWindow::synchronize() const {

@@ -31,6 +31,10 @@ class SharedWindow {
   std::int64_t offset(int host_rank) const { return offsets_[static_cast<size_t>(host_rank)]; }
   // Collective over the host: every write made before it by any rank is visible to every rank after it.
   void synchronize() const;
+  // Whether the kernel backs this rank's view of the array with 2 MiB pages (/proc/self/smaps). Shared memory gets
+  // them only where the administrator allows (tmpfs huge=, transparent_hugepage/shmem_enabled); call it after the
+  // pages were touched.
+  bool huge_pages() const;
 
  private:
   void release() noexcept;
@@ -58,6 +62,7 @@ class SharedArray {
   std::int64_t first(int host_rank) const { return window_.offset(host_rank) / static_cast<std::int64_t>(sizeof(T)); }
   T& operator[](std::int64_t i) const { return data()[i]; }
   void synchronize() const { window_.synchronize(); }
+  bool huge_pages() const { return window_.huge_pages(); }
 
  private:
   SharedWindow window_;

@@ -51,17 +51,20 @@ class WalkArcs {
   const std::int64_t* row_ptr() const { return row_data_; }  // per host node (index - first()), into arcs()
   const double* cumulative() const { return cumulative_data_; }  // weighted steps only
   double build_seconds() const { return build_seconds_; }
+  // Whether this rank walks on a private 2 MiB-page copy of its host's table (walk_arcs.cpp says when).
+  bool private_copy() const { return private_copy_; }
 
  private:
   void build_own(const DistributedGraph& g, const WalkOptions& o);
   void build_shared(const DistributedGraph& g, const WalkOptions& o);
+  bool take_private_copies(const HostTopology& hosts) const;
 
   const DistributedGraph* graph_;
   WeightMode weights_;
   StepRule step_;
   double scale_, max_degree_;
   std::int64_t first_ = 0, end_ = 0;
-  // A rank that is its own host: plain (huge-page) arrays.
+  // A rank that is its own host, or a private copy of the host's table: plain (huge-page) arrays.
   HugeVector<HopArc> arcs_;
   HugeVector<std::int64_t> row_ptr_;
   std::vector<double> cumulative_;
@@ -73,6 +76,7 @@ class WalkArcs {
   const std::int64_t* row_data_ = nullptr;
   const double* cumulative_data_ = nullptr;
   double build_seconds_ = 0;
+  bool private_copy_ = false;
 };
 
 }  // namespace graphrf
