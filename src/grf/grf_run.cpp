@@ -5,6 +5,7 @@
 #include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/walks/walk_arcs.hpp"
 
 namespace graphrf {
 
@@ -47,7 +48,10 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   const LengthResolvedRows length_resolved = options.by_length ? LengthResolvedRows::keep : LengthResolvedRows::drop;
   // Entries per row measured on a sample of rows (their own walks), so that walks revisiting a small
   // neighbourhood are not charged one entry per visit; the output is sized for the same count.
-  const RowEntries per_row = sampled_row_entries(g, walk, length_resolved, log);
+  // The walk table is built once for the sample and the run (on a host of several ranks it is a collective
+  // build in shared memory, and possibly private copies: walk_arcs.cpp).
+  const WalkArcs arcs(g, walk);
+  const RowEntries per_row = sampled_row_entries(g, walk, length_resolved, log, &arcs);
   WalkLimits limits;
   limits.output_entries = output_entries(g, walk, per_row, length_resolved);
   const GrfMemory estimate = estimate_grf_memory(g, walk, limits, ensembles(options.estimator), length_resolved, per_row);
@@ -66,7 +70,7 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
                         (reference_bytes > 0 ? " and the dense reference on rank 0" : ""));
 
   GrfResult result;
-  result.run = compute_grf(g, options.kernel, walk, options.estimator, log, limits, length_resolved);
+  result.run = compute_grf(g, options.kernel, walk, options.estimator, log, limits, length_resolved, &arcs);
   const GrfRun& run = result.run;
   result.nnz = nnz_per_row(comm, run.phi[0]);
   report_grf(log, run, result.nnz, walk, g.n_global());
