@@ -14,6 +14,7 @@
 #include "graphrf/mpi/row_fetch.hpp"
 #include "graphrf/walks/pagerank.hpp"
 #include "mpi_test_support.hpp"
+#include "small_gp_options.hpp"
 
 using namespace graphrf;
 using graphrf::testing::load;
@@ -163,16 +164,7 @@ TEST(HostAlltoallv, PageRankHasTheSameBits) {
 
 TEST(HostFetchRows, GpLearningAndPredictionHaveTheSameBits) {
   auto g = load("random:120:5:8", "metis");
-  GpRunOptions o;
-  o.walk.walkers = 8;
-  o.walk.p_halt = 0.4;
-  o.walk.max_length = 10;
-  o.walk.seed = 3;
-  o.synthetic = {0.8, 1.0, 1.0, 0.1};
-  o.split.test_fraction = 0.3;
-  o.schedule.iterations = 2;
-  o.prediction.samples = 4;
-  o.lml.seed = o.prediction.seed = o.walk.seed;
+  const GpRunOptions o = graphrf::testing::small_gp_options(0.3);
   g.hosts = nullptr;
   const GpRun want = run_gp_regression(g, o, quiet_log());
   for (const auto& hosts : host_layouts()) {

@@ -11,6 +11,7 @@
 #include "graphrf/gp/gp_output.hpp"
 #include "graphrf/gp/gp_run.hpp"
 #include "mpi_test_support.hpp"
+#include "small_gp_options.hpp"
 
 using namespace graphrf;
 using graphrf::testing::load;
@@ -24,20 +25,6 @@ std::vector<std::string> result_keys(const Report& report) {
   for (const auto& f : report.figures())
     if (!f.key.empty()) keys.push_back(f.key);
   return keys;
-}
-
-GpRunOptions small_gp(double test_fraction) {
-  GpRunOptions o;
-  o.walk.walkers = 8;
-  o.walk.p_halt = 0.4;
-  o.walk.max_length = 10;
-  o.walk.seed = 3;
-  o.synthetic = {0.8, 1.0, 1.0, 0.1};
-  o.split.test_fraction = test_fraction;
-  o.schedule.iterations = 2;
-  o.prediction.samples = 4;
-  o.lml.seed = o.prediction.seed = o.walk.seed;
-  return o;
 }
 
 double read_attribute(const std::string& path, const char* object, const char* name) {
@@ -54,7 +41,7 @@ double read_attribute(const std::string& path, const char* object, const char* n
 
 TEST(MethodRun, GpReportHasTheResultKeysAndTheFileItsAttributes) {
   const DistributedGraph g = load("grid:6x6", "block");
-  const GpRun run = run_gp_regression(g, small_gp(0.3), quiet_log());
+  const GpRun run = run_gp_regression(g, graphrf::testing::small_gp_options(0.3), quiet_log());
   EXPECT_EQ(result_keys(run.report),
             (std::vector<std::string>{"nodes", "train", "test", "sigma_f", "beta", "sigma_n", "learn_seconds", "predict_seconds",
                                       "walk_seconds", "predict_cg_iterations", "learn_cg_iterations_last", "lml_last", "rmse",
@@ -78,7 +65,7 @@ TEST(MethodRun, GpReportHasTheResultKeysAndTheFileItsAttributes) {
 
 TEST(MethodRun, GpWithoutTestNodesKeepsNanMetricsInTheFileOnly) {
   const DistributedGraph g = load("grid:5x5", "block");
-  const GpRun run = run_gp_regression(g, small_gp(0.0), quiet_log());
+  const GpRun run = run_gp_regression(g, graphrf::testing::small_gp_options(0.0), quiet_log());
   EXPECT_EQ(run.report.find("rmse"), nullptr);
   EXPECT_EQ(run.report.key_values().find("rmse"), std::string::npos);
   bool written = false;
