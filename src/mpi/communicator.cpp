@@ -63,8 +63,12 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
 Communicator::~Communicator() { release(); }
 
 // A destructor may not throw: a failing MPI_Comm_free (only after an MPI error elsewhere) is ignored.
+// Objects that outlive MPI (a Python graph freed at interpreter exit, after MPI_Finalize) must not free: MPI
+// forbids any call but a few after finalisation, and its resources are gone with it anyway.
 void Communicator::release() noexcept {
-  if (owned_) MPI_Comm_free(&comm_);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (owned_ && !finalized) MPI_Comm_free(&comm_);
   owned_ = false;
 }
 

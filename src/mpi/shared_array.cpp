@@ -64,7 +64,10 @@ void SharedWindow::release() noexcept {
   if (win_ == MPI_WIN_NULL) return;
   // Freeing is collective: a rank unwinding from an error of its own would wait here for ranks that never come
   // (the main guard aborts the run instead). The window is left to the end of the process.
-  if (std::uncaught_exceptions() > 0) {
+  // After MPI_Finalize (an object a Python interpreter frees at exit) no MPI call is allowed, nor needed.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (std::uncaught_exceptions() > 0 || finalized) {
     win_ = MPI_WIN_NULL;
     base_ = nullptr;
     return;
