@@ -3,10 +3,12 @@
 #ifdef GRAPHRF_HAVE_SLEPC
 #include "graphrf/cli/eigensolver_anchor.hpp"
 #endif
+#include "graphrf/core/reuse_freed_memory.hpp"
 #include "graphrf/mpi/main_guard.hpp"
 #include "graphrf/mpi/mpi_environment.hpp"
 
 int main(int argc, char** argv) {
+  graphrf::reuse_freed_memory();
   graphrf::MpiEnvironment env(argc, argv);
   const graphrf::Communicator world(MPI_COMM_WORLD);
 #ifdef GRAPHRF_HAVE_SLEPC

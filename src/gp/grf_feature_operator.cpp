@@ -8,7 +8,6 @@
 #include "graphrf/core/prefetch.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/mpi/host_alltoallv.hpp"
-#include "graphrf/mpi/row_fetch.hpp"
 
 namespace graphrf {
 
@@ -30,10 +29,18 @@ SideT build_side(const DistributedGraph& g, std::vector<SideEntry> entries) {
   });
   SideT side;
   const std::int64_t n_local = g.n_local(), first = g.first();
-  for (const auto& e : entries)
-    if (!g.owns(e.other)) side.remote.push_back(e.other);
-  std::sort(side.remote.begin(), side.remote.end());
-  side.remote.erase(std::unique(side.remote.begin(), side.remote.end()), side.remote.end());
+  for (const auto& e : entries) {
+    if (g.owns(e.other))
+      side.local_rows.push_back(e.other - first);
+    else
+      side.remote.push_back(e.other);
+  }
+  for (auto* list : {&side.local_rows, &side.remote}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  side.fetch = GhostExchange(*g.comm, g.dist, side.remote);
+  const auto n_used = static_cast<std::int64_t>(side.local_rows.size());
   side.pair_ptr.assign(static_cast<size_t>(n_local) + 1, 0);
   side.entry_ptr.push_back(0);
   for (size_t k = 0; k < entries.size(); ++k) {
@@ -42,9 +49,9 @@ SideT build_side(const DistributedGraph& g, std::vector<SideEntry> entries) {
     if (new_pair) {
       if (k > 0) side.entry_ptr.push_back(static_cast<std::int64_t>(k));
       ++side.pair_ptr[static_cast<size_t>(e.node - first) + 1];
-      side.pair_slot.push_back(g.owns(e.other) ? e.other - first
-                                               : n_local + (std::lower_bound(side.remote.begin(), side.remote.end(), e.other) -
-                                                            side.remote.begin()));
+      const auto& list = g.owns(e.other) ? side.local_rows : side.remote;
+      const std::int64_t key = g.owns(e.other) ? e.other - first : e.other;
+      side.pair_slot.push_back((g.owns(e.other) ? 0 : n_used) + (std::lower_bound(list.begin(), list.end(), key) - list.begin()));
     }
     side.entry_length.push_back(e.length);
     side.entry_value.push_back(e.value);
@@ -83,8 +90,7 @@ void GrfFeatureOperator::restrict_rows(const Eigen::VectorXd& mask) {
   for (std::int64_t i = 0; i < n_local_; ++i) {
     if (mask(i) == 0) continue;
     for (auto p = rows_.pair_ptr[static_cast<size_t>(i)]; p < rows_.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {
-      const std::int64_t slot = rows_.pair_slot[static_cast<size_t>(p)];
-      const std::int64_t other = slot < n_local_ ? g.first() + slot : rows_.remote[static_cast<size_t>(slot - n_local_)];
+      const std::int64_t other = rows_.other(rows_.pair_slot[static_cast<size_t>(p)], g.first());
       for (auto k = rows_.entry_ptr[static_cast<size_t>(p)]; k < rows_.entry_ptr[static_cast<size_t>(p) + 1]; ++k) {
         row_entries.push_back({g.first() + i, other, 0, rows_.entry_length[static_cast<size_t>(k)],
                                rows_.entry_value[static_cast<size_t>(k)]});
@@ -133,27 +139,31 @@ const GrfFeatureOperator::Side& GrfFeatureOperator::weighted(const Side& side) c
   return side;
 }
 
-std::unique_ptr<double[]> GrfFeatureOperator::with_remote_rows(const Side& side, const Eigen::MatrixXd& local) const {
+std::unique_ptr<double[]> GrfFeatureOperator::gather_rows(const Side& side, const Eigen::MatrixXd& local) const {
   const std::int64_t b = local.cols();
+  const auto n_used = static_cast<std::int64_t>(side.local_rows.size());
+  const auto n_remote = static_cast<std::int64_t>(side.remote.size());
   // Uninitialised: every value is written below (zeroing it first cost as much as the copy).
-  auto table = std::make_unique_for_overwrite<double[]>(static_cast<size_t>((n_local_ + static_cast<std::int64_t>(side.remote.size())) * b));
+  auto table = std::make_unique_for_overwrite<double[]>(static_cast<size_t>((n_used + n_remote) * b));
   // Column-major to row-major in panels of rows, so that both sides stay in cache.
   constexpr std::int64_t kPanel = 64;
-  for (std::int64_t i0 = 0; i0 < n_local_; i0 += kPanel) {
-    const std::int64_t i1 = std::min(n_local_, i0 + kPanel);
+  for (std::int64_t s0 = 0; s0 < n_used; s0 += kPanel) {
+    const std::int64_t s1 = std::min(n_used, s0 + kPanel);
     for (std::int64_t k = 0; k < b; ++k)
-      for (std::int64_t i = i0; i < i1; ++i) table[static_cast<size_t>(i * b + k)] = local(i, k);
+      for (std::int64_t s = s0; s < s1; ++s) table[static_cast<size_t>(s * b + k)] = local(side.local_rows[static_cast<size_t>(s)], k);
   }
-  const std::vector<double> fetched = fetch_rows(*graph_->comm, graph_->hosts.get(), graph_->dist, side.remote,
-                                                 std::span<const double>(table.get(), static_cast<size_t>(n_local_ * b)), b);
-  std::copy(fetched.begin(), fetched.end(), table.get() + n_local_ * b);
+  side.fetch.exchange_rows<double>(
+      [&](std::int64_t i, double* out) {
+        for (std::int64_t k = 0; k < b; ++k) out[k] = local(i, k);
+      },
+      std::span<double>(table.get() + n_used * b, static_cast<size_t>(n_remote * b)), static_cast<int>(b), graph_->hosts);
   return table;
 }
 
 Eigen::MatrixXd GrfFeatureOperator::apply(const Side& unweighted, const Eigen::MatrixXd& x) const {
   const Side& side = weighted(unweighted);
   const std::int64_t b = x.cols();
-  const auto table = with_remote_rows(side, x);
+  const auto table = gather_rows(side, x);
   Eigen::MatrixXd out(n_local_, b);
   std::vector<double> sum(static_cast<size_t>(b));
   // On graphs without locality every pair's row of `table` is a cache miss: fetch the row of the pair
@@ -191,7 +201,7 @@ void GrfFeatureOperator::require_subset() const {
 Eigen::MatrixXd GrfFeatureOperator::length_resolved_forms(const Eigen::MatrixXd& v, const Eigen::MatrixXd& c) const {
   const std::int64_t b = c.cols();
   const Side& rows = subset_rows();
-  const auto table = with_remote_rows(rows, c);
+  const auto table = gather_rows(rows, c);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n_local_, n_lengths_);
   for (std::int64_t i = 0; i < n_local_; ++i)
     for (auto p = rows.pair_ptr[static_cast<size_t>(i)]; p < rows.pair_ptr[static_cast<size_t>(i) + 1]; ++p) {

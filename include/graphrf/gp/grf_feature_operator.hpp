@@ -67,7 +67,9 @@ class GrfFeatureOperator {
   // the other node; each pair owns a run of (t, M_t value) entries in ascending t.
   struct Side {
     std::vector<std::int64_t> pair_ptr;    // n_local + 1
-    std::vector<std::int64_t> pair_slot;   // the other node: local index, or n_local + its position in `remote`
+    // The other node: its position in `local_rows`, or local_rows.size() + its position in `remote`. A product
+    // gathers only these rows of its block (Phi_S touches a few of them when S is small).
+    std::vector<std::int64_t> pair_slot;
     std::vector<std::int64_t> entry_ptr;   // pairs + 1
     std::vector<std::int32_t> entry_length;
     std::vector<double> entry_value;
@@ -75,10 +77,17 @@ class GrfFeatureOperator {
     // the sides of S at each step, not the whole of Phi).
     mutable std::vector<double> pair_phi;
     mutable std::uint64_t weighted_generation = 0;
+    std::vector<std::int64_t> local_rows;  // sorted local indices of the other nodes owned by this rank
     std::vector<std::int64_t> remote;      // sorted global indices of the other nodes owned elsewhere
+    GhostExchange fetch;                   // brings the rows of `remote` (shared memory inside a host)
+    std::int64_t other(std::int64_t slot, std::int64_t first) const {
+      const auto n_used = static_cast<std::int64_t>(local_rows.size());
+      return slot < n_used ? first + local_rows[static_cast<size_t>(slot)] : remote[static_cast<size_t>(slot - n_used)];
+    }
   };
-  // A block with this rank's rows followed by the fetched rows of side.remote (row-major, b per row).
-  std::unique_ptr<double[]> with_remote_rows(const Side& side, const Eigen::MatrixXd& local) const;
+  // The rows a side's pairs read (row-major, b per row, indexed by pair_slot): its local rows gathered from the
+  // block, then the fetched rows of side.remote.
+  std::unique_ptr<double[]> gather_rows(const Side& side, const Eigen::MatrixXd& local) const;
   Eigen::MatrixXd apply(const Side& side, const Eigen::MatrixXd& x) const;
 
   const DistributedGraph* graph_;

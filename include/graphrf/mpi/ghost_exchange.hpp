@@ -8,6 +8,7 @@
 // every rank publishes, in its slice of a shared window kept between calls, the values of the owned nodes its
 // host peers borrow, and each reader copies its ghosts from there. Only other hosts get messages. The values
 // are copies either way, so results have the same bits on both paths.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -32,6 +33,16 @@ class GhostExchange {
   template <class T>
   void exchange(std::span<const T> owned, std::span<T> ghosts_out, int width = 1,
                 const std::shared_ptr<const HostTopology>& hosts = {}) const {
+    const auto w = static_cast<size_t>(width);
+    exchange_rows<T>([&](std::int64_t local, T* out) { std::copy_n(owned.data() + local * width, w, out); }, ghosts_out,
+                     width, hosts);
+  }
+
+  // The same, for owned rows held in any layout: read_row(local index, T* out) writes that row's width values.
+  // Only the rows others borrow are read (a product that needs few remote rows does not convert a whole block).
+  template <class T, class ReadRow>
+  void exchange_rows(ReadRow&& read_row, std::span<T> ghosts_out, int width = 1,
+                     const std::shared_ptr<const HostTopology>& hosts = {}) const {
     static_assert(std::is_trivially_copyable_v<T>);
     const auto w = static_cast<size_t>(width);
     const HostPlan* plan = host_plan(hosts);
@@ -40,15 +51,14 @@ class GhostExchange {
     for (size_t r = 0; r < send_ranks_.size(); ++r) {
       if (plan && plan->hosts->same_host(send_ranks_[r])) continue;
       for (auto i = send_offset_[r]; i < send_offset_[r] + send_count_[r]; ++i)
-        std::copy_n(owned.data() + send_local_[static_cast<size_t>(i)] * width, w, send_buffer.get() + static_cast<size_t>(i) * w);
+        read_row(send_local_[static_cast<size_t>(i)], send_buffer.get() + static_cast<size_t>(i) * w);
     }
     if (!plan) {
       exchange_bytes(send_buffer.get(), ghosts_out.data(), sizeof(T) * w, nullptr);
       return;
     }
     T* published = reinterpret_cast<T*>(plan->slice(sizeof(T) * w));
-    for (size_t i = 0; i < plan->published.size(); ++i)
-      std::copy_n(owned.data() + plan->published[i] * width, w, published + i * w);
+    for (size_t i = 0; i < plan->published.size(); ++i) read_row(plan->published[i], published + i * w);
     plan->values.synchronize();
     for (size_t k = 0; k < plan->ghost_slot.size(); ++k) {
       const auto* slice = reinterpret_cast<const T*>(plan->values.data() + plan->values.first(plan->ghost_owner[k]));
