@@ -147,6 +147,27 @@ std::vector<int> partition_from_file(const Communicator& comm, const CanonicalGr
   return part;
 }
 
+std::optional<BlockDistribution> contiguous_parts(const Communicator& comm, const std::vector<int>& part, int n_parts) {
+  const bool ascending = std::is_sorted(part.begin(), part.end());
+  // Each rank's first and last part (n_parts and -1 when it owns no node), so the runs can be checked across ranks.
+  const std::vector<int> fronts = comm.allgather(part.empty() ? n_parts : part.front());
+  const std::vector<int> backs = comm.allgather(part.empty() ? -1 : part.back());
+  bool contiguous = comm.min(ascending ? 1 : 0) == 1;
+  int last = 0;
+  for (size_t r = 0; r < fronts.size() && contiguous; ++r) {
+    if (backs[r] < 0) continue;
+    contiguous = fronts[r] >= last;
+    last = backs[r];
+  }
+  if (!contiguous) return std::nullopt;
+  std::vector<std::int64_t> sizes(static_cast<size_t>(n_parts), 0);
+  for (int q : part) ++sizes[static_cast<size_t>(q)];
+  sizes = comm.allreduce(sizes, MPI_SUM);
+  std::vector<std::int64_t> offsets(static_cast<size_t>(n_parts) + 1, 0);
+  for (size_t q = 0; q < sizes.size(); ++q) offsets[q + 1] = offsets[q] + sizes[q];
+  return BlockDistribution(std::move(offsets));
+}
+
 PartitionQuality partition_quality(const Communicator& comm, const CanonicalGraph& graph, const std::vector<int>& part,
                                    int n_parts) {
   const int rank = comm.rank();
@@ -154,13 +175,18 @@ PartitionQuality partition_quality(const Communicator& comm, const CanonicalGrap
   const auto n_local = static_cast<size_t>(graph.n_local(rank));
   // Parts of remote neighbours, fetched once per distinct neighbour; remote arcs numbered in arc order, the
   // order the loop below meets them.
+  // Parts that are runs in canonical order (block partitions) give a node's part from its index: nothing to ask.
   const auto is_local = [&](std::int64_t c) { return c >= first && c < first + static_cast<std::int64_t>(n_local); };
-  const SortedUnique remote = sorted_unique_outside(graph.col, first, static_cast<std::int64_t>(n_local),
-                                                    static_cast<std::uint64_t>(graph.dist.total()));
-  // The answering side only sees its own part vector; pass it through a lambda.
-  const auto remote_part = request_reply<int>(
-      comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
-      [&](std::int64_t c) { return part[static_cast<size_t>(c - first)]; });
+  const std::optional<BlockDistribution> runs = contiguous_parts(comm, part, n_parts);
+  SortedUnique remote;
+  std::vector<int> remote_part;
+  if (!runs) {
+    remote = sorted_unique_outside(graph.col, first, static_cast<std::int64_t>(n_local), static_cast<std::uint64_t>(graph.dist.total()));
+    // The answering side only sees its own part vector; pass it through a lambda.
+    remote_part = request_reply<int>(
+        comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
+        [&](std::int64_t c) { return part[static_cast<size_t>(c - first)]; });
+  }
   size_t next_remote_arc = 0;
   std::int64_t cut = 0;
   std::vector<std::int64_t> nodes(static_cast<size_t>(n_parts), 0), arcs(static_cast<size_t>(n_parts), 0);
@@ -170,8 +196,9 @@ PartitionQuality partition_quality(const Communicator& comm, const CanonicalGrap
     arcs[static_cast<size_t>(part[i])] += graph.row_ptr[i + 1] - graph.row_ptr[i];
     for (auto k = graph.row_ptr[i]; k < graph.row_ptr[i + 1]; ++k) {
       const std::int64_t v = graph.col[static_cast<size_t>(k)];
-      const int part_of_v = is_local(v) ? part[static_cast<size_t>(v - first)]
-                                        : remote_part[static_cast<size_t>(remote.slot[next_remote_arc++])];
+      const int part_of_v = is_local(v)   ? part[static_cast<size_t>(v - first)]
+                            : runs ? runs->owner(v)
+                                         : remote_part[static_cast<size_t>(remote.slot[next_remote_arc++])];
       if (u < v && part_of_v != part[i]) ++cut;
     }
   }

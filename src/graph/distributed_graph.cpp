@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "graphrf/mpi/log.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
@@ -77,10 +78,11 @@ void check_weights_finite(const DistributedGraph& g, std::int64_t first_overflow
                    /*collective=*/true);
 }
 
-}  // namespace
-
-DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part) {
-  Timer timer;
+// Moves every row to the rank of its part, renumbered so that a rank's nodes are consecutive (in canonical order
+// within each part; `keeps_order`: parts are runs in canonical order, so indices stay). Fills g's distribution,
+// ids and CSR.
+void ship_rows(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part, bool keeps_order,
+               DistributedGraph& g) {
   const int rank = comm.rank();
   const auto p = static_cast<size_t>(comm.size());
   const auto n_local = static_cast<size_t>(graph.n_local(rank));
@@ -102,13 +104,17 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   // New indices of remote neighbours, asked once per distinct neighbour. Remote arcs are numbered in arc order,
   // which is the order the rows are shipped in below.
   const auto is_local = [&](std::int64_t c) { return c >= first && c < first + static_cast<std::int64_t>(n_local); };
-  const SortedUnique remote = sorted_unique_outside(graph.col, first, static_cast<std::int64_t>(n_local),
-                                                    static_cast<std::uint64_t>(graph.dist.total()));
-  const auto remote_new = request_reply<std::int64_t>(
-      comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
-      [&](std::int64_t c) { return new_index[static_cast<size_t>(c - first)]; });
+  SortedUnique remote;
+  std::vector<std::int64_t> remote_new;
+  if (!keeps_order) {
+    remote = sorted_unique_outside(graph.col, first, static_cast<std::int64_t>(n_local), static_cast<std::uint64_t>(graph.dist.total()));
+    remote_new = request_reply<std::int64_t>(
+        comm, std::span<const std::int64_t>(remote.values), [&](std::int64_t c) { return graph.dist.owner(c); },
+        [&](std::int64_t c) { return new_index[static_cast<size_t>(c - first)]; });
+  }
   size_t next_remote_arc = 0;
   auto renumber = [&](std::int64_t c) {
+    if (keeps_order) return c;
     if (is_local(c)) return new_index[static_cast<size_t>(c - first)];
     return remote_new[static_cast<size_t>(remote.slot[next_remote_arc++])];
   };
@@ -135,9 +141,6 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
       arc_send[static_cast<size_t>(arc_pos[q]++)] = {renumber(graph.col[static_cast<size_t>(k)]),
                                                      graph.weight[static_cast<size_t>(k)]};
   }
-  DistributedGraph g;
-  g.comm = &comm;
-  g.n_edges_global = graph.n_edges_global;
   g.report = std::move(graph.report);
   g.names = std::move(graph.names);
   graph = CanonicalGraph{};
@@ -164,6 +167,37 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
     g.col[k] = arcs[k].dst;
     g.weight[k] = arcs[k].w;
   }
+}
+
+}  // namespace
+
+DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part) {
+  Timer timer;
+  const int rank = comm.rank();
+  const auto n_local = static_cast<size_t>(graph.n_local(rank));
+  const std::int64_t first = graph.first(rank);
+
+  DistributedGraph g;
+  g.comm = &comm;
+  g.n_edges_global = graph.n_edges_global;
+  // Parts that are runs in canonical order (block partitions, one host's split) keep canonical indices: nothing
+  // to renumber, and when every rank keeps its own canonical block the rows are moved rather than shipped.
+  const std::optional<BlockDistribution> runs = contiguous_parts(comm, part, comm.size());
+  if (runs && runs->offsets() == graph.dist.offsets()) {
+    g.report = std::move(graph.report);
+    g.names = std::move(graph.names);
+    g.dist = graph.dist;
+    g.original_id = std::move(graph.original_id);
+    g.canonical_index.resize(n_local);
+    std::iota(g.canonical_index.begin(), g.canonical_index.end(), first);
+    g.row_ptr = std::move(graph.row_ptr);
+    g.col = std::move(graph.col);
+    g.weight = std::move(graph.weight);
+    graph = CanonicalGraph{};
+  } else {
+    ship_rows(comm, std::move(graph), part, runs.has_value(), g);
+  }
+  const auto n_mine = static_cast<size_t>(g.n_local());
 
   // Ghosts, their degrees, and the symmetric normalisation.
   auto [source, ghosts] = arc_sources_and_ghosts(g);
@@ -240,7 +274,7 @@ DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGra
   phase_note("loading     partitioned in " + fmt(partition_seconds, 2) + " s", report_steps);
   const PhaseStep step("loading     moving rows to their ranks, ghosts and normalised weights", report_steps);
   PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
-  if (hosts->sharing()) {
+  if (hosts->sharing() && hosts->count() > 1) {  // on one host nothing is cut between hosts
     std::vector<int> host_part(part.size());
     for (size_t i = 0; i < part.size(); ++i) host_part[i] = hosts->host_of(part[i]);
     quality.host_edge_cut = partition_quality(comm, canonical, host_part, hosts->count()).edge_cut;

@@ -50,7 +50,7 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   // neighbourhood are not charged one entry per visit; the output is sized for the same count.
   // The walk table is built once for the sample and the run (on a host of several ranks it is a collective
   // build in shared memory, and possibly private copies: walk_arcs.cpp).
-  const WalkArcs arcs(g, walk);
+  const WalkArcs arcs(g, walk, ensembles(options.estimator));
   const RowEntries per_row = sampled_row_entries(g, walk, length_resolved, log, &arcs);
   WalkLimits limits;
   limits.output_entries = output_entries(g, walk, per_row, length_resolved);

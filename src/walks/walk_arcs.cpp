@@ -1,5 +1,8 @@
 #include "graphrf/walks/walk_arcs.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/timer.hpp"
@@ -45,14 +48,37 @@ void link_targets(HopArc* arcs, size_t count, const std::int64_t* row_ptr, std::
   }
 }
 
+// The share of this rank's arcs whose target row lies on the host more than 2 MiB of table away from the arc's
+// own row: the hops that miss the TLB on 4 KiB pages (near zero on a mesh in canonical order, one on an expander).
+// row_ptr: this rank's rows (n + 1 entries, host-table positions).
+double far_arc_share(const HopArc* arcs, size_t count, const std::int64_t* row_ptr, size_t n) {
+  constexpr std::int64_t kFarArcs = (std::int64_t{1} << 21) / static_cast<std::int64_t>(sizeof(HopArc));
+  std::int64_t far = 0;
+  const std::int64_t base = n > 0 ? row_ptr[0] : 0;
+  for (size_t i = 0; i < n; ++i)
+    for (auto k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const HopArc& a = arcs[static_cast<size_t>(k - base)];
+      far += a.degree >= 0 && std::llabs(a.begin - row_ptr[i]) > kFarArcs;
+    }
+  return count > 0 ? static_cast<double>(far) / static_cast<double>(count) : 0.0;
+}
+
+// Hops this rank's walkers make in one pass of `o` (a walker's expected length, at most max_length).
+double expected_hops(const WalkOptions& o, std::int64_t n_local) {
+  const double p = o.halt_probability();
+  const double length = p > 0 ? std::min((1 - p) / p, static_cast<double>(o.max_length)) : static_cast<double>(o.max_length);
+  return static_cast<double>(n_local) / static_cast<double>(std::max<std::int64_t>(1, o.start_every)) *
+         static_cast<double>(o.walkers) * length;
+}
+
 }  // namespace
 
-WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o)
+WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o, double passes)
     : graph_(&g), weights_(o.weights), step_(o.step), scale_(o.scale), max_degree_(o.max_degree) {
   if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
     throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
   Timer timer;
-  if (g.hosts && g.hosts->size() > 1) build_shared(g, o);
+  if (g.hosts && g.hosts->size() > 1) build_shared(g, o, passes);
   else build_own(g, o);
   build_seconds_ = timer.seconds();
 }
@@ -78,7 +104,7 @@ void WalkArcs::build_own(const DistributedGraph& g, const WalkOptions& o) {
   cumulative_data_ = cumulative_.data();
 }
 
-void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
+void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o, double passes) {
   const HostTopology& hosts = *g.hosts;
   const Communicator& host = hosts.host();
   const auto n = static_cast<size_t>(g.n_local());
@@ -113,7 +139,8 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   arc_data_ = shared_arcs_.data();
   row_data_ = shared_row_ptr_.data();
   cumulative_data_ = shared_cumulative_.data();
-  if (take_private_copies(hosts)) {
+  if (take_private_copies(hosts, far_arc_share(arcs, k, row_ptr, n),
+                          expected_hops(o, g.n_local()) * passes)) {
     // Collective: every rank of the host copies, then the shared window goes.
     const std::int64_t total_arcs = shared_arcs_.first(host.size());
     const std::int64_t total_rows = shared_row_ptr_.first(host.size());
@@ -134,17 +161,28 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
 // A hop reads one arc at random: with 4 KiB pages nearly every hop on a graph without locality also misses the
 // TLB. Measured on random:1000000:10 at np 2 on one host: 33M hops/s from a shared table in 4 KiB pages, 143M from
 // private copies in 2 MiB pages (np 1: 68M). Shared memory gets 2 MiB pages only where the administrator enabled
-// them (tmpfs huge=, transparent_hugepage/shmem_enabled), so where it has none and the host's ranks can afford a
-// copy each (all copies within a quarter of the memory available), every rank walks on its own copy; the shared
-// window still built the table once, without messages. Agreed by the whole host.
-bool WalkArcs::take_private_copies(const HostTopology& hosts) const {
+// them (tmpfs huge=, transparent_hugepage/shmem_enabled). Where it has none, every rank may walk on a private copy
+// of the host's table; the shared window still built it once, without messages. A copy costs its first touch
+// and the copy itself, and saves only on hops that jump far in the table, so it is taken when the walks to come
+// save more than it costs:
+//   expected hops per rank x far-arc share x kFarHopSavingNs  >  table bytes x kCopyNsPerByte,
+// and all copies fit in a quarter of the memory available. Constants measured at np 2 on one host of the 2-core
+// machine of tests/bench/README.md: random:1000000:10 (far share 1.0), `grf --walkers 10`, 5M hops per rank,
+// walked in 0.40 s on the shared table and 0.20 s on copies (39 ns saved per hop), whose making took 0.55 s for
+// 328 MB (1.7 ns per byte, most of it first-touch page faults). A 1000 x 1000 grid (far share 0) walks as fast
+// on the shared table and never copies. Agreed by the whole host.
+bool WalkArcs::take_private_copies(const HostTopology& hosts, double far_share, double hops) const {
+  constexpr double kFarHopSavingNs = 39.0, kCopyNsPerByte = 1.7;
   const Communicator& host = hosts.host();
   const auto table_bytes = static_cast<double>(shared_arcs_.first(host.size())) * sizeof(HopArc) +
                            static_cast<double>(shared_row_ptr_.first(host.size())) * sizeof(std::int64_t) +
                            static_cast<double>(shared_cumulative_.first(host.size())) * sizeof(double);
+  const double host_far_share = host.sum(far_share * hops) / std::max(1.0, host.sum(hops));
+  const double host_hops = host.sum(hops) / host.size();
   const bool small_pages = table_bytes >= (1 << 22) && !shared_arcs_.huge_pages();
   const bool affordable = table_bytes * host.size() <= 0.25 * static_cast<double>(available_memory_bytes());
-  return host.min(small_pages && affordable ? 1 : 0) == 1;
+  const bool pays = host_hops * host_far_share * kFarHopSavingNs > table_bytes * kCopyNsPerByte;
+  return host.min(small_pages && affordable && pays ? 1 : 0) == 1;
 }
 
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {

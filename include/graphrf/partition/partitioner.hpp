@@ -5,10 +5,12 @@
 //             rank 0 holds the whole CSR, about 8 bytes per arc plus METIS's own ~20x)
 //   ptscotch  distributed PT-Scotch through its ParMETIS v3 API (no rank holds the whole graph)
 //   file:PATH a precomputed assignment, one part id per line in canonical node order ('#' comments)
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "graphrf/io/canonical_graph.hpp"
+#include "graphrf/mpi/block_distribution.hpp"
 #include "graphrf/mpi/communicator.hpp"
 
 namespace graphrf {
@@ -33,6 +35,11 @@ std::vector<int> split_within_groups(const Communicator& comm, const CanonicalGr
                                     const std::vector<int>& first_part);
 std::vector<int> partition_from_file(const Communicator& comm, const CanonicalGraph& graph, const std::string& path,
                                      int n_parts);
+
+// The canonical index range of every part when the parts are contiguous runs in canonical order, part 0 first
+// (block partitions, the ranks of one host splitting its nodes): then a node's new index is its canonical
+// index and its part follows from the index alone. Empty otherwise. Collective.
+std::optional<BlockDistribution> contiguous_parts(const Communicator& comm, const std::vector<int>& part, int n_parts);
 
 // Edge cut (undirected edges whose ends lie in different parts) and balance (largest part / mean part size).
 struct PartitionQuality {

@@ -37,7 +37,9 @@ constexpr int kWalkArcBytes = sizeof(HopArc);
 class WalkArcs {
  public:
   // Throws Error for --weights combinatorial without d_max. Collective over the host when it has several ranks.
-  WalkArcs(const DistributedGraph& g, const WalkOptions& o);
+  // passes: how many walk runs like `o` will use the table (ensembles, heads, repeats); on a host it decides
+  // whether private copies pay for themselves (walk_arcs.cpp).
+  WalkArcs(const DistributedGraph& g, const WalkOptions& o, double passes = 1);
   WalkArcs(const WalkArcs&) = delete;
   WalkArcs& operator=(const WalkArcs&) = delete;
 
@@ -56,8 +58,8 @@ class WalkArcs {
 
  private:
   void build_own(const DistributedGraph& g, const WalkOptions& o);
-  void build_shared(const DistributedGraph& g, const WalkOptions& o);
-  bool take_private_copies(const HostTopology& hosts) const;
+  void build_shared(const DistributedGraph& g, const WalkOptions& o, double passes);
+  bool take_private_copies(const HostTopology& hosts, double far_share, double hops) const;
 
   const DistributedGraph* graph_;
   WeightMode weights_;
