@@ -115,7 +115,9 @@ void GrfFeatureOperator::restrict_rows(const Eigen::VectorXd& mask) {
   std::vector<SideEntry> column_entries = host_alltoallv(comm, g.hosts.get(), to_owner, counts);
   to_owner = {};
   subset_built_ = true;
-  subset_is_all_ = (mask.array() != 0).all();  // then rows_ serves (same entries, same order)
+  // When S is every row on every rank, rows_ serves (same entries, same order). Agreed: a side's products are
+  // collective (their row fetches), so every rank must use the same side.
+  subset_is_all_ = comm.min((mask.array() != 0).all() ? 1 : 0) == 1;
   subset_rows_ = subset_is_all_ ? Side{} : build_side<Side>(g, std::move(row_entries));
   columns_ = build_side<Side>(g, std::move(column_entries));
 }

@@ -9,6 +9,7 @@
 #include "graphrf/core/counter_rng.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
+#include "graphrf/io/arc_input.hpp"
 #include "mpi_test_support.hpp"
 
 using namespace graphrf;
@@ -206,6 +207,38 @@ TEST(DistributedGraph, PartitionFileIsFollowed) {
     EXPECT_NE(std::string(e.what()).find(":37: part id " + std::to_string(p) + " out of range"), std::string::npos)
         << e.what();
   }
+}
+
+// Parts that are runs in canonical order are recognised (their cut then needs no messages, and the rows keep
+// their indices); scattered parts are not. Both cuts against a count over the grid's edges written here.
+TEST(Partitioner, ContiguousPartsAndTheirCut) {
+  GraphOptions o;
+  o.graph = "grid:7x5";  // node r * 5 + c; canonical index = id
+  const CanonicalGraph c = assemble_canonical_graph(world(), read_arcs(world(), o), DuplicatePolicy::max);
+  const std::int64_t first = c.first(world().rank());
+  const auto runs_of = [](std::int64_t i) { return static_cast<int>(i * 3 / 35); };  // 0..11, 12..23, 24..34
+  const auto scattered_of = [](std::int64_t i) { return static_cast<int>((i * 7) % 3); };
+  std::vector<int> runs(static_cast<size_t>(c.n_local(world().rank()))), scattered(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i] = runs_of(first + static_cast<std::int64_t>(i));
+    scattered[i] = scattered_of(first + static_cast<std::int64_t>(i));
+  }
+  const auto parts = contiguous_parts(world(), runs, 3);
+  ASSERT_TRUE(parts.has_value());
+  EXPECT_EQ(parts->offsets(), (std::vector<std::int64_t>{0, 12, 24, 35}));
+  EXPECT_FALSE(contiguous_parts(world(), scattered, 3).has_value());  // every rank holds 8 or more nodes
+  const auto cut = [](auto part_of) {
+    std::int64_t n = 0;
+    for (int r = 0; r < 7; ++r)
+      for (int col = 0; col < 5; ++col) {
+        const int u = r * 5 + col;
+        if (col + 1 < 5) n += part_of(u) != part_of(u + 1);
+        if (r + 1 < 7) n += part_of(u) != part_of(u + 5);
+      }
+    return n;
+  };
+  EXPECT_EQ(partition_quality(world(), c, runs, 3).edge_cut, cut(runs_of));
+  EXPECT_EQ(partition_quality(world(), c, scattered, 3).edge_cut, cut(scattered_of));
 }
 
 TEST(GhostExchange, WideValuesArriveInPlace) {

@@ -151,6 +151,32 @@ std::vector<double> scaled_diffusion_f(double sigma_f, double beta, int n) {
 
 }  // namespace
 
+// S covering every row of some ranks only (the first half of the nodes, then every third): ranks must still
+// agree on which side serves the products (a rank that used Phi's own rows while another used S's rows left the
+// other's row fetch waiting). Phi_S C and Phi_S^T V against the dense Phi written here.
+TEST(GrfFeatureOperator, SubsetCoveringSomeRanksWholly) {
+  auto s = make_setup(world(), "grid:6x6", "block", 8);
+  const std::int64_t n = s->g.n_local();
+  Eigen::VectorXd mask = Eigen::VectorXd::Zero(n);
+  Eigen::MatrixXd c(n, 2), v(n, 2);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<double>(s->g.canonical_index[static_cast<size_t>(i)]);
+    mask(i) = (k < 18 || static_cast<std::int64_t>(k) % 3 != 0) ? 1 : 0;
+    c.row(i) << std::sin(k), std::cos(2 * k);
+    v.row(i) << 1 + k / 36, std::sin(3 * k);
+  }
+  s->phi->restrict_rows(mask);
+  const std::vector<double> f = scaled_diffusion_f(1.0, 1.0, s->phi->n_lengths());
+  s->phi->set_f(f);
+  const Eigen::MatrixXd phi = dense_phi(dense_lengths(*s), f);
+  const Eigen::MatrixXd mask_all = gather_canonical(s->g, mask);
+  const Eigen::MatrixXd c_all = gather_canonical(s->g, c), v_all = gather_canonical(s->g, v);
+  const Eigen::MatrixXd times = mask_all.col(0).asDiagonal() * (phi * c_all);
+  const Eigen::MatrixXd transpose = phi.transpose() * (mask_all.col(0).asDiagonal() * v_all);
+  EXPECT_LT((gather_canonical(s->g, s->phi->subset_times(c)) - times).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((gather_canonical(s->g, s->phi->transpose_times(v)) - transpose).cwiseAbs().maxCoeff(), 1e-12);
+}
+
 TEST(GrfGp, DistributedCgMatchesDenseSolve) {
   for (const std::string partition : {"block", "metis"}) {
     auto s = make_setup(world(), "grid:6x7", partition, 8);
