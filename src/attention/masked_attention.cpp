@@ -4,7 +4,10 @@
 #include "graphrf/mpi/reproducible_sum.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <optional>
 
+#include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/mpi/host_alltoallv.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
@@ -127,6 +130,33 @@ std::vector<std::int64_t> remote_columns(const DistributedGraph& g, const Sparse
   return out;
 }
 
+// The rows with each row's entries in canonical order of their columns, or nothing when they already are (global
+// indices follow canonical order when the parts are runs of it). A row's sums then add the same terms in the same
+// order whatever the partition, host size or rank count. Collective.
+std::optional<SparseRows> in_canonical_column_order(const DistributedGraph& g, const SparseRows& rows) {
+  const CanonicalOrder order(g);
+  if (order.internal_is_canonical()) return std::nullopt;
+  const std::vector<std::int64_t> canonical = order.to_canonical(rows.col);
+  SparseRows out;
+  out.indptr = rows.indptr;
+  out.col.resize(rows.col.size());
+  out.value.resize(rows.value.size());
+  std::vector<std::int64_t> at;
+  for (std::int64_t i = 0; i < rows.n_local(); ++i) {
+    const auto begin = rows.indptr[static_cast<size_t>(i)], end = rows.indptr[static_cast<size_t>(i) + 1];
+    at.resize(static_cast<size_t>(end - begin));
+    std::iota(at.begin(), at.end(), begin);
+    std::sort(at.begin(), at.end(), [&](std::int64_t a, std::int64_t b) {
+      return canonical[static_cast<size_t>(a)] < canonical[static_cast<size_t>(b)];
+    });
+    for (size_t k = 0; k < at.size(); ++k) {
+      out.col[static_cast<size_t>(begin) + k] = rows.col[static_cast<size_t>(at[k])];
+      out.value[static_cast<size_t>(begin) + k] = rows.value[static_cast<size_t>(at[k])];
+    }
+  }
+  return out;
+}
+
 // A row of the owned table or of the fetched one.
 const double* row_of(const DistributedGraph& g, std::int64_t col, const std::vector<double>& owned,
                      const std::vector<std::int64_t>& fetched_cols, const std::vector<double>& fetched, std::int64_t width) {
@@ -185,7 +215,7 @@ std::vector<double> key_sums(const DistributedGraph& g, const SparseRows& key_gr
   std::sort(remote.begin(), remote.end());
   remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
   const auto fetch = [&](const RowMatrix& rows) {
-    return fetch_rows(comm, g.hosts.get(), g.dist, remote,
+    return fetch_rows(comm, g.hosts, g.dist, remote,
                       std::span<const double>(rows.data(), static_cast<size_t>(rows.size())), rows.cols());
   };
   const std::vector<double> remote_phi_k = fetch(phi_k), remote_v = fetch(v);
@@ -234,7 +264,7 @@ std::vector<double> key_sums(const DistributedGraph& g, const SparseRows& key_gr
 
 }  // namespace
 
-RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& query_grf, const SparseRows& key_grf,
+RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& query_grf_in, const SparseRows& key_grf,
                                const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
                                const NormalizerPolicy& policy, AttentionStats& stats) {
   const Communicator& comm = *g.comm;
@@ -245,8 +275,10 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   timer.reset();
 
   // Query pass.
+  const std::optional<SparseRows> reordered = in_canonical_column_order(g, query_grf_in);
+  const SparseRows& query_grf = reordered ? *reordered : query_grf_in;
   const auto needed = remote_columns(g, query_grf);
-  const auto fetched = fetch_rows(comm, g.hosts.get(), g.dist, needed, s, width);
+  const auto fetched = fetch_rows(comm, g.hosts, g.dist, needed, s, width);
   stats.bytes_moved += fetched_bytes(g, needed, width);
   RowMatrix num = RowMatrix::Zero(n_local, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
@@ -268,16 +300,18 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   return out;
 }
 
-RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRows& grf, const RowMatrix& phi_q,
+RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRows& grf_in, const RowMatrix& phi_q,
                                       const RowMatrix& phi_k, const RowMatrix& v, const NormalizerPolicy& policy,
                                       AttentionStats& stats) {
   const Communicator& comm = *g.comm;
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n_local = g.n_local();
   Timer timer;
   // phi(k_j) and v_j side by side, fetched for the remote nodes the query walks visited.
+  const std::optional<SparseRows> reordered = in_canonical_column_order(g, grf_in);
+  const SparseRows& grf = reordered ? *reordered : grf_in;
   const std::vector<double> table = key_value_table(phi_k, v);
   const auto needed = remote_columns(g, grf);
-  const auto fetched = fetch_rows(comm, g.hosts.get(), g.dist, needed, table, width);
+  const auto fetched = fetch_rows(comm, g.hosts, g.dist, needed, table, width);
   stats.bytes_moved += fetched_bytes(g, needed, width);
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();

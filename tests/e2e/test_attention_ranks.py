@@ -6,6 +6,10 @@ What is checked (random:200:6, block partition, the machine's ranks as one host 
     order whatever rank owns them (before, partial sums of remote columns were added on arrival by source rank
     and the files differed from np 1 in the last bits). The feature maps relu and elu1 are computed row by
     row; favor's random projection still changes bits with the rank count, so it is not used here.
+  * The same with METIS cutting the graph between hosts of one rank (`--host-size 1`, np 2 and 4) and hosts of
+    2 + 1 ranks (np 3): global indices then no longer follow canonical order, and the query pass sums each row's
+    entries in canonical order of their columns (before, in global order: differences of about 1e-15), also
+    for the asymmetric estimator.
 """
 
 import os
@@ -16,10 +20,10 @@ import numpy as np
 import graphrf_e2e as e2e
 
 
-def attention_output(d, np_, estimator, feature):
+def attention_output(d, np_, estimator, feature, extra=()):
     out = os.path.join(d, "a%d-%s.h5" % (np_, estimator))
     e2e.run(np_, ["attention", "--graph", "random:200:6", "--walkers", 6, "--estimator", estimator,
-                  "--feature", feature, "--out", out])
+                  "--feature", feature, "--out", out] + list(extra))
     with h5py.File(out, "r") as f:
         return f["attention/output"][()], f["attention/stats/denominator_min"][()]
 
@@ -35,6 +39,18 @@ def test_output_has_the_same_bits_at_every_rank_count():
                 assert differing == 0, "%s np %d: %d values differ from np 1 (largest by %g)" % (
                     estimator, np_, differing, float(np.abs(got - want).max()))
                 assert got_min.tobytes() == want_min.tobytes(), (estimator, np_, got_min, want_min)
+
+
+def test_metis_between_hosts_has_the_same_bits():
+    with e2e.TempDir() as d:
+        for estimator in ("symmetric", "asymmetric"):
+            want, _ = attention_output(d, 1, estimator, "relu")
+            for np_, host_size in ((2, 1), (3, 2), (4, 1)):
+                got, _ = attention_output(d, np_, estimator, "relu",
+                                          ["--partition", "metis", "--host-size", host_size])
+                differing = int(np.count_nonzero(got.view(np.uint64) != want.view(np.uint64)))
+                assert differing == 0, "%s np %d --host-size %d: %d values differ from np 1 (largest by %g)" % (
+                    estimator, np_, host_size, differing, float(np.abs(got - want).max()))
 
 
 if __name__ == "__main__":

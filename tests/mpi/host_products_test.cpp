@@ -97,7 +97,7 @@ TEST(HostFetchRows, RowsOfHostPeersEqualTheMessagePath) {
     for (size_t k = 0; k < needed.size(); ++k) ids[k] = static_cast<std::int64_t>(id_rows[k * width]);
   }
   for (const auto& hosts : host_layouts()) {
-    const auto rows = fetch_rows(world(), hosts.get(), g.dist, needed, owned, width);
+    const auto rows = fetch_rows(world(), hosts, g.dist, needed, owned, width);
     EXPECT_EQ(rows.size(), needed.size() * width) << name(hosts);
     for (size_t k = 0; k < std::min(needed.size(), rows.size() / width); ++k)
       for (std::int64_t c = 0; c < width; ++c)

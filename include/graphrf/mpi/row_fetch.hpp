@@ -3,6 +3,7 @@
 // needs (sorted, unique global indices) and receives them in that order. One alltoallv of indices and one
 // of values; counts are 64-bit throughout.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -16,9 +17,11 @@ namespace graphrf {
 std::vector<double> fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
                                std::span<const double> owned, std::int64_t width);
 
-// The same rows, but those owned by ranks of my host are read from a shared copy of the host's tables (each
-// rank publishes its owned rows once); only rows of other hosts travel. hosts null: the message path above.
-std::vector<double> fetch_rows(const Communicator& comm, const HostTopology* hosts, const BlockDistribution& dist,
-                               std::span<const std::int64_t> needed, std::span<const double> owned, std::int64_t width);
+// The same rows (none of them this rank's own), but those owned by ranks of my host are copied from shared
+// memory, where each owner publishes the rows its host peers asked for; only rows of other hosts travel, by
+// messages between neighbours. hosts null: the message path above.
+std::vector<double> fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopology>& hosts,
+                               const BlockDistribution& dist, std::span<const std::int64_t> needed,
+                               std::span<const double> owned, std::int64_t width);
 
 }  // namespace graphrf
