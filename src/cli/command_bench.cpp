@@ -181,7 +181,8 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
           // --by-length).
           // Its peak memory per rank is measured on its own, against graph + output held + in-flight cap.
           KernelSpec kernel;
-          const GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1, length_resolved);
+          GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1, length_resolved);
+          estimate.graph_bytes += arcs.private_copy_extra_bytes();
           std::vector<double> grf_rates;
           double mem = 0, bound_mib = 0;
           bool peak_reset = true;

@@ -54,7 +54,8 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   const RowEntries per_row = sampled_row_entries(g, walk, length_resolved, log, &arcs);
   WalkLimits limits;
   limits.output_entries = output_entries(g, walk, per_row, length_resolved);
-  const GrfMemory estimate = estimate_grf_memory(g, walk, limits, ensembles(options.estimator), length_resolved, per_row);
+  GrfMemory estimate = estimate_grf_memory(g, walk, limits, ensembles(options.estimator), length_resolved, per_row);
+  estimate.graph_bytes += arcs.private_copy_extra_bytes();  // the host's table counts once per rank then
   log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: entries per row measured on a sample of rows)");
   // The dense reference runs on rank 0 after the walks, next to the GRF rows: counted with them.
   const double n = static_cast<double>(g.n_global());

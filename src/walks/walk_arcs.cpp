@@ -152,6 +152,9 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o, dou
     shared_row_ptr_ = {};
     shared_cumulative_ = {};
     private_copy_ = true;
+    private_copy_extra_bytes_ = static_cast<double>(total_arcs - static_cast<std::int64_t>(k)) *
+                                    static_cast<double>(sizeof(HopArc) + (weighted ? sizeof(double) : 0)) +
+                                static_cast<double>(total_rows - static_cast<std::int64_t>(n)) * sizeof(std::int64_t);
     arc_data_ = arcs_.data();
     row_data_ = row_ptr_.data();
     cumulative_data_ = cumulative_.data();

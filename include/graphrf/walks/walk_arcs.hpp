@@ -55,6 +55,9 @@ class WalkArcs {
   double build_seconds() const { return build_seconds_; }
   // Whether this rank walks on a private 2 MiB-page copy of its host's table (walk_arcs.cpp says when).
   bool private_copy() const { return private_copy_; }
+  // Bytes this rank holds beyond its own rows' share of the table: the rest of its host's table in a private copy
+  // (0 without one). Memory estimates that count the table once per host add it.
+  double private_copy_extra_bytes() const { return private_copy_extra_bytes_; }
 
  private:
   void build_own(const DistributedGraph& g, const WalkOptions& o);
@@ -79,6 +82,7 @@ class WalkArcs {
   const double* cumulative_data_ = nullptr;
   double build_seconds_ = 0;
   bool private_copy_ = false;
+  double private_copy_extra_bytes_ = 0;
 };
 
 }  // namespace graphrf
