@@ -20,6 +20,7 @@ struct BenchAttentionOptions {
   int dim = 8;
   std::int64_t dense_max = 16384;
   std::uint64_t seed = 1;
+  int host_size = 0;
 };
 
 void declare_bench_attention_options(po::options_description& desc, BenchAttentionOptions& o) {
@@ -30,6 +31,7 @@ void declare_bench_attention_options(po::options_description& desc, BenchAttenti
       ("dim", po::value(&o.dim)->default_value(8), "d = m (relu features) and d_v")
       ("dense-max", po::value(&o.dense_max)->default_value(16384), "largest N for the dense masked computation")
       ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
+      ("host-size", po::value(&o.host_size)->default_value(0), "ranks per host (as for every command; 1: all crossings by message)")
       ("seed", po::value(&o.seed)->default_value(1), "seed");
 }
 
@@ -39,6 +41,7 @@ int run_bench_attention(const CommandContext& ctx, BenchAttentionOptions& option
   collective_try(comm, [&] {
     for (const auto& s : split_list(options.sizes, ',')) sizes.push_back(std::stoll(s));
     walker_counts = walkers_list_from(options.walkers_list);
+    if (options.host_size < 0) throw InputError("--host-size: must be 0 (each machine) or a number of ranks >= 1");
   });
   const int dim = options.dim;
   const Log& log = ctx.log;
@@ -47,6 +50,7 @@ int run_bench_attention(const CommandContext& ctx, BenchAttentionOptions& option
     GraphOptions o;
     o.graph = "grid:" + std::to_string(side) + "x" + std::to_string(side);
     o.partition = options.partition;
+    o.host_size = options.host_size;
     const DistributedGraph g = load_graph(comm, o);
     const QkvRows qkv = synthetic_qkv(g, 1, dim, dim, options.seed);
     for (const auto n : walker_counts) {

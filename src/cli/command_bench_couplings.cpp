@@ -25,6 +25,7 @@ struct BenchCouplingsOptions {
   double beta = 1.0, p_halt = 0.5, pagerank_p_halt = 0.15;
   std::int64_t max_length = 64;
   std::optional<std::string> sigma, pagerank_sigma;  // permutation files
+  int host_size = 0;
 };
 
 void declare_bench_couplings_options(po::options_description& desc, BenchCouplingsOptions& o) {
@@ -41,7 +42,8 @@ void declare_bench_couplings_options(po::options_description& desc, BenchCouplin
       ("pagerank-p-halt", double_value(&o.pagerank_p_halt, 0.15), "teleport probability of PageRank")
       ("max-length", po::value(&o.max_length)->default_value(64), "kernel walk length cap")
       ("sigma", optional_value(&o.sigma), "permutation file for the kernel's sigma couplings (graphrf couple)")
-      ("pagerank-sigma", optional_value(&o.pagerank_sigma), "permutation file for PageRank's sigma couplings (couple --target pagerank)");
+      ("pagerank-sigma", optional_value(&o.pagerank_sigma), "permutation file for PageRank's sigma couplings (couple --target pagerank)")
+      ("host-size", po::value(&o.host_size)->default_value(0), "ranks per host (as for every command; 1: all crossings by message)");
 }
 
 int run_bench_couplings(const CommandContext& ctx, BenchCouplingsOptions& options) {
@@ -58,6 +60,7 @@ int run_bench_couplings(const CommandContext& ctx, BenchCouplingsOptions& option
       if (t != "kernel" && t != "pagerank") throw InputError("--targets: expected kernel and/or pagerank (got '" + t + "')");
     for (const auto& c : split_list(options.couplings, ',')) couplings.push_back(parse_coupling(c));
     walker_counts = walkers_list_from(options.walkers_list);
+    if (options.host_size < 0) throw InputError("--host-size: must be 0 (each machine) or a number of ranks >= 1");
     seeds = options.seeds;
     if (seeds < 2) throw InputError("--seeds: must be >= 2 (got " + std::to_string(seeds) + ")");
     bool needs_sigma = false;
@@ -81,6 +84,7 @@ int run_bench_couplings(const CommandContext& ctx, BenchCouplingsOptions& option
   for (const auto& spec : graphs) {
     GraphOptions o;
     o.graph = spec;
+    o.host_size = options.host_size;
     const DistributedGraph g = load_graph(comm, o);
     log.info("graph       " + graph_summary(g));
     for (const auto& target : targets) {

@@ -40,6 +40,7 @@ struct BenchWaveletOptions {
   int degree_chi = 60, subspace_iterations = -1, degree_h = 30, error_steps = 20;
   double slepc_tol = 1e-8;
   std::uint64_t seed = 1;
+  int host_size = 0;
 };
 
 void declare_bench_wavelet_options(po::options_description& desc, BenchWaveletOptions& o) {
@@ -58,6 +59,7 @@ void declare_bench_wavelet_options(po::options_description& desc, BenchWaveletOp
       ("slepc-tol", double_value(&o.slepc_tol, 1e-8), "SLEPc residual tolerance (relative to ||L||)")
       ("error-steps", po::value(&o.error_steps)->default_value(20), "Lanczos steps for the kernel error estimate (0: skip)")
       ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
+      ("host-size", po::value(&o.host_size)->default_value(0), "ranks per host (as for every command; 1: all crossings by message)")
       ("seed", po::value(&o.seed)->default_value(1), "seed");
 }
 
@@ -191,6 +193,7 @@ int run_bench_wavelet(const CommandContext& ctx, BenchWaveletOptions& options) {
   const EigensolverAnchor* anchor = eigensolver_anchor();
   std::shared_ptr<void> anchor_session;
   collective_try(comm, [&] {
+    if (options.host_size < 0) throw InputError("--host-size: must be 0 (each machine) or a number of ranks >= 1");
     if (!anchor && options.slepc_tol != 1e-8)
       throw InputError("--slepc-tol: this build has no SLEPc (CMake found no `pkg-config slepc`), so no Krylov-Schur anchor to tune");
   });
@@ -204,6 +207,7 @@ int run_bench_wavelet(const CommandContext& ctx, BenchWaveletOptions& options) {
     GraphOptions o;
     o.graph = graph;
     o.partition = options.partition;
+    o.host_size = options.host_size;
     const DistributedGraph g = load_graph(comm, o);
     const DistributedOperator op = normalized_laplacian_operator(g);
     const RowBlockReducer sums(op);

@@ -107,10 +107,23 @@ def test_bench_walks_prints_the_crossings_between_hosts():
     assert float(hosts["grf_bytes_per_crossing"]) > 40.0, hosts  # visits travel home too
 
 
+def test_other_bench_commands_take_the_host_size():
+    for command in (["bench-attention", "--sizes", "16", "--walkers-list", "2", "--dense-max", "16", "--partition", "block"],
+                    ["bench-couplings", "--graphs", "random:30:4:1", "--seeds", "2", "--walkers-list", "2",
+                     "--couplings", "iid", "--targets", "kernel"],
+                    ["bench-wavelet", "--sizes", "64", "--rank", "4", "--dense-max", "64", "--slepc-max", "0",
+                     "--error-steps", "2", "--partition", "block"]):
+        shared = e2e.run(2, command + ["--host-size", "2"]).stdout
+        apart = e2e.run(2, command + ["--host-size", "1"]).stdout
+        assert "1 host of 2 ranks" in shared, (command, shared)
+        assert "host of" not in apart, (command, apart)
+
+
 def test_bad_host_sizes():
     with e2e.TempDir() as d:
         e2e.expect_error(2, ["grf", "--host-size", "-1", "--out", "{out}"], "--host-size -1", directory=d)
         e2e.expect_error(2, ["info", "--host-size", "two", "--out", "{out}"], "--host-size", directory=d)
+        e2e.expect_error(2, ["bench-attention", "--sizes", "16", "--host-size", "-2"], "--host-size", directory=d)
 
 
 if __name__ == "__main__":

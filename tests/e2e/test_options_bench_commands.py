@@ -17,7 +17,7 @@ def test_bench_walks():
             "walkers-list": changes(walkers_list="3"),
             "p-halt-list": changes(p_halt_list="0.3"),
             "partition": changes(partition="metis"),
-            "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 3)", host_size=2),
+            "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 2 and 3)", host_size=2),
             "max-length": changes(max_length=2),
             "seed": changes(seed=2),
             "couplings": changes(couplings="antithetic"),
@@ -48,6 +48,7 @@ def test_bench_couplings():
             "max-length": changes(max_length=3),
             "sigma": changes(base=sigma, sigma=inputs.other_sigma),
             "pagerank-sigma": changes(base=sigma, pagerank_sigma=inputs.other_sigma),
+            "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 2 and 3)", host_size=2),
         })
         oc.check_command("bench-couplings", table, {"graphs": "random:30:4:1", "seeds": 2, "walkers-list": "2",
                                                     "couplings": "iid"}, d)
@@ -64,6 +65,7 @@ def test_bench_attention():
             "dim": changes(dim=4),
             "dense-max": changes(dense_max=4),
             "partition": changes(partition="metis"),
+            "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 2 and 3)", host_size=2),
             "seed": changes(seed=2),
         })
         oc.check_command("bench-attention", table, {"sizes": "16", "walkers-list": "2", "dense-max": 16,
@@ -127,6 +129,7 @@ def test_bench_wavelet():
             "slepc-tol": either(base={"slepc_max": 64}, slepc_tol=1e-3),
             "error-steps": changes(error_steps=3),
             "partition": changes(partition="metis"),
+            "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 2 and 3)", host_size=2),
             "seed": changes(seed=2),
         })
         oc.check_command("bench-wavelet", table, {"sizes": "64", "rank": 4, "dense-max": 64, "slepc-max": 0,
