@@ -4,7 +4,6 @@
 #include "graphrf/mpi/reproducible_sum.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 #include "graphrf/graph/canonical_order.hpp"
@@ -137,23 +136,12 @@ std::optional<SparseRows> in_canonical_column_order(const DistributedGraph& g, c
   const CanonicalOrder order(g);
   if (order.internal_is_canonical()) return std::nullopt;
   const std::vector<std::int64_t> canonical = order.to_canonical(rows.col);
-  SparseRows out;
-  out.indptr = rows.indptr;
-  out.col.resize(rows.col.size());
-  out.value.resize(rows.value.size());
-  std::vector<std::int64_t> at;
-  for (std::int64_t i = 0; i < rows.n_local(); ++i) {
-    const auto begin = rows.indptr[static_cast<size_t>(i)], end = rows.indptr[static_cast<size_t>(i) + 1];
-    at.resize(static_cast<size_t>(end - begin));
-    std::iota(at.begin(), at.end(), begin);
-    std::sort(at.begin(), at.end(), [&](std::int64_t a, std::int64_t b) {
-      return canonical[static_cast<size_t>(a)] < canonical[static_cast<size_t>(b)];
-    });
-    for (size_t k = 0; k < at.size(); ++k) {
-      out.col[static_cast<size_t>(begin) + k] = rows.col[static_cast<size_t>(at[k])];
-      out.value[static_cast<size_t>(begin) + k] = rows.value[static_cast<size_t>(at[k])];
-    }
-  }
+  const RowSort sort(rows.indptr, [&](std::int64_t a, std::int64_t b) {
+    return canonical[static_cast<size_t>(a)] < canonical[static_cast<size_t>(b)];
+  });
+  SparseRows out = rows;
+  sort.apply(out.col);
+  sort.apply(out.value);
   return out;
 }
 

@@ -122,14 +122,17 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
     // (all walker counts, halting probabilities and couplings) walks on it.
     // Whether ranks of a host walk on private copies depends on the hops to come (walk_arcs.cpp): every walker
     // count and halting probability below, each walked (walk_repeats + grf_repeats) times per coupling.
-    WalkOptions unit;
+    WalkOptions unit;  // the table's unit pass: one walker per node, default halting
     unit.walkers = 1;
     double passes = 0;
     for (const auto n : walker_counts)
-      for (const double ph : p_values)
-        passes += static_cast<double>(n) * std::min((1 - ph) / ph, static_cast<double>(options.max_length)) /
-                  std::min((1 - unit.p_halt) / unit.p_halt, static_cast<double>(unit.max_length)) *
+      for (const double ph : p_values) {
+        WalkOptions walk = unit;
+        walk.p_halt = ph;
+        walk.max_length = options.max_length;
+        passes += static_cast<double>(n) * expected_hops_per_walk(walk) / expected_hops_per_walk(unit) *
                   static_cast<double>((repeats + grf_repeats) * std::max<size_t>(1, couplings.size()));
+      }
     const WalkArcs arcs(g, unit, passes);
     log.result("bench=load graph=" + spec + " partition=" + o.partition + " ranks=" + std::to_string(p) + " nodes=" + std::to_string(g.n_global()) +
                " edges=" + std::to_string(g.n_edges_global) + " load_seconds=" + fmt(g.report.read_seconds + g.report.assemble_seconds, 3) +

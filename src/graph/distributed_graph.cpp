@@ -274,8 +274,9 @@ DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGra
   phase_note("loading     partitioned in " + fmt(partition_seconds, 2) + " s", report_steps);
   const PhaseStep step("loading     moving rows to their ranks, ghosts and normalised weights", report_steps);
   PartitionQuality quality = partition_quality(comm, canonical, part, comm.size());
-  if (hosts->sharing() && hosts->count() == 1) quality.host_edge_cut = 0;  // one host: nothing to count
-  if (hosts->sharing() && hosts->count() > 1) {
+  if (hosts->sharing() && hosts->count() == 1) {
+    quality.host_edge_cut = 0;  // one host: nothing to count
+  } else if (hosts->sharing()) {
     std::vector<int> host_part(part.size());
     for (size_t i = 0; i < part.size(); ++i) host_part[i] = hosts->host_of(part[i]);
     quality.host_edge_cut = partition_quality(comm, canonical, host_part, hosts->count()).edge_cut;

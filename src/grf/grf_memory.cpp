@@ -22,12 +22,6 @@ constexpr double kLengthResolvedEntryBytes = 8 + 4 + 8, kPhiEntryBytes = 8 + 8, 
 
 }  // namespace
 
-double expected_hops_per_walk(const WalkOptions& walk) {
-  if (walk.fixed_length) return static_cast<double>(walk.max_length);  // every walker makes exactly T hops
-  const double keep = 1.0 - walk.p_halt;
-  return keep * (1.0 - std::pow(keep, static_cast<double>(walk.max_length))) / walk.p_halt;
-}
-
 std::int64_t open_row_limit(const WalkOptions& walk, const WalkLimits& limits) {
   // An open row holds all its visits until it is built: rows of many walkers are opened fewer at a time.
   const double visits_per_row = std::max(1.0, static_cast<double>(walk.walkers) * expected_hops_per_walk(walk));

@@ -63,12 +63,10 @@ double far_arc_share(const HopArc* arcs, size_t count, const std::int64_t* row_p
   return count > 0 ? static_cast<double>(far) / static_cast<double>(count) : 0.0;
 }
 
-// Hops this rank's walkers make in one pass of `o` (a walker's expected length, at most max_length).
+// Hops this rank's walkers make in one pass of `o`.
 double expected_hops(const WalkOptions& o, std::int64_t n_local) {
-  const double p = o.halt_probability();
-  const double length = p > 0 ? std::min((1 - p) / p, static_cast<double>(o.max_length)) : static_cast<double>(o.max_length);
   return static_cast<double>(n_local) / static_cast<double>(std::max<std::int64_t>(1, o.start_every)) *
-         static_cast<double>(o.walkers) * length;
+         static_cast<double>(o.walkers) * expected_hops_per_walk(o);
 }
 
 }  // namespace

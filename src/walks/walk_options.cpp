@@ -103,6 +103,12 @@ const char* weight_mode_name(WeightMode m) {
   return "?";
 }
 
+double expected_hops_per_walk(const WalkOptions& walk) {
+  if (walk.fixed_length) return static_cast<double>(walk.max_length);  // every walker makes exactly T hops
+  const double keep = 1.0 - walk.p_halt;
+  return keep * (1.0 - std::pow(keep, static_cast<double>(walk.max_length))) / walk.p_halt;
+}
+
 bool starts_walkers(const WalkOptions& o, std::int64_t canonical_index) {
   return o.start_every == 1 || canonical_index % o.start_every == 0;
 }

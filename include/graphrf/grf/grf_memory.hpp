@@ -21,8 +21,6 @@ struct GrfMemory {
   double total() const { return graph_bytes + output_bytes + in_flight_bytes; }
 };
 
-// Mean hops, hence visits, of one walk: sum_{t=1..T} (1-p)^t.
-double expected_hops_per_walk(const WalkOptions& walk);
 // How many start rows may be open at once: as many as the in-flight walker cap covers and as hold about
 // 2^19 expected visits in all, at least 64 (more than the engine's lanes).
 std::int64_t open_row_limit(const WalkOptions& walk, const WalkLimits& limits);

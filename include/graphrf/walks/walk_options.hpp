@@ -70,5 +70,7 @@ const char* weight_mode_name(WeightMode);       // "normalized", "raw", "combina
 void validate(const WalkOptions&);
 // Whether walkers start at the node of this canonical index (start_every).
 bool starts_walkers(const WalkOptions&, std::int64_t canonical_index);
+// Mean hops, hence visits, of one walk: sum_{t=1..T} (1-p)^t (T with --fixed-length).
+double expected_hops_per_walk(const WalkOptions& walk);
 
 }  // namespace graphrf
