@@ -70,6 +70,15 @@ def whole_run(np_, graph, command, host_args, scratch):
     return seconds
 
 
+def interleaved(launches, repeats, run):
+    """Runs every launch once per repeat, in turn, so that a slow spell of the machine hits them all alike."""
+    runs = {name: [] for name, _, _ in launches}
+    for _ in range(repeats):
+        for name, np_, host_args in launches:
+            runs[name].append(run(np_, host_args))
+    return runs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--np", type=int, default=2)
@@ -86,7 +95,7 @@ def main():
     print("|---|---|" + "---|" * (len(launches) + 2))
     for graph in args.graphs.split(","):
         if "walks" in only:
-            runs = {name: [bench_walks(np_, graph, h) for _ in range(args.repeats)] for name, np_, h in launches}
+            runs = interleaved(launches, args.repeats, lambda np_, h: bench_walks(np_, graph, h))
             for walkers in ("1", "10"):
                 for k, label in ((0, "walk phase n %s [hops/s]" % walkers), (1, "GRF construction n %s [hops/s]" % walkers)):
                     med = [statistics.median(r[walkers][k] for r in runs[name]) for name, _, _ in launches]
@@ -95,8 +104,8 @@ def main():
         for command in ("grf", "attention", "gp", "wavelet"):
             if command not in only:
                 continue
-            med = [statistics.median(whole_run(np_, graph, command, h, args.scratch) for _ in range(args.repeats))
-                   for _, np_, h in launches]
+            runs = interleaved(launches, args.repeats, lambda np_, h: whole_run(np_, graph, command, h, args.scratch))
+            med = [statistics.median(runs[name]) for name, _, _ in launches]
             print("| %s | `%s` whole run [s] | %s | %.2fx | %.2fx |" % (graph, command, " | ".join("%.2f" % m for m in med),
                                                                      med[0] / med[1], med[0] / med[2]), flush=True)
     return 0
