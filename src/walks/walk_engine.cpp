@@ -172,16 +172,19 @@ class WalkSimulation {
   static constexpr int kLanes = 48;
 
   // Work for an empty lane: a received walker (or a repelling walker gone alone) first, then the next start
-  // node from the generation cursor. Either makes its first step in the next round: an arriving walker's row
-  // is seldom in cache, and a start node's random root (a Philox block) would otherwise hold up the halting
-  // decision that follows it.
+  // node from the generation cursor. A received walker not prepared ahead (prepare_queued) makes its first step
+  // in the next round: its row is seldom in cache, and deriving its stream (a Philox block) would otherwise hold
+  // up the halting decision that follows. A start node's walkers step at once: their roots are computed ahead.
   enum class Refill { none, next_round, same_round };
   Refill refill(Lane& lane) {
     if (!queue_.empty()) {
+      // A walker prepared kQueueAhead refills ago (stream derived, row prefetched) steps in this round.
+      const bool prepared = queue_random_.back().stream.ready();
       lane.w = queue_.back();
       lane.random = queue_random_.back();
       queue_.pop_back();
       queue_random_.pop_back();
+      if (queue_.size() > kQueueAhead) prepare_queued(queue_.size() - 1 - kQueueAhead);
       lane.row_mode = false;
       lane.arc = -1;
       lane.begin = -1;
@@ -193,10 +196,20 @@ class WalkSimulation {
                       ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
                       : nullptr;
       lane.word = step_word(o_, lane.w.start_id, lane.w.walker, lane.w.step, lane.random);
+      if (prepared) return Refill::same_round;
       __builtin_prefetch(&row_ptr_[host_row(lane.w.at)]);
       return Refill::next_round;
     }
     return start_row(lane) ? Refill::same_round : Refill::none;
+  }
+
+  // Received walkers are taken from the back of the queue; the one kQueueAhead places before the back gets its
+  // stream (a Philox block) and its row's cache line now, so that a lane can take it and step at once, as it does
+  // a start node's next walker, instead of waiting a round for both.
+  static constexpr size_t kQueueAhead = 8;
+  void prepare_queued(size_t k) {
+    stream_of(o_, queue_[k].start_id, queue_[k].walker, queue_random_[k]);
+    __builtin_prefetch(&row_ptr_[host_row(queue_[k].at)]);
   }
 
   // Start nodes of this rank whose random roots are computed ahead, a batch at a time, in ascending order: the
