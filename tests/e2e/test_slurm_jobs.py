@@ -215,6 +215,11 @@ def main():
                     check(int(f.attrs["n_ranks"]) == n, f"grf.sbatch --ntasks={n}: ran on {n} ranks (srun --mpi=pmix)",
                           f"n_ranks={f.attrs['n_ranks']}")
                     check("kernel_relative_frobenius_error" in f.attrs, f"grf.sbatch --ntasks={n}: REFERENCE=1 gave the kernel error")
+                # The tasks of one node form one host under srun --mpi=pmix: MPI-3 shared windows work there too.
+                log = read_text(os.path.join(work, f"grf-{job.job_id}.out")) or ""
+                check(f"1 host of {n} ranks, shared graph" in log,
+                      f"grf.sbatch --ntasks={n}: srun --mpi=pmix tasks share one host's graph (MPI-3 shared windows)",
+                      "\n".join(line for line in log.splitlines() if line.startswith("hosts")) or log[-300:])
                 grf_files[n] = path
 
         def ordered_grf(path):
