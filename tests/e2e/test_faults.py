@@ -25,10 +25,11 @@ SURVIVAL_LIMIT = 5 * e2e.TIME_SCALE  # seconds after the fault by which every pr
 PHASE_TIMEOUT = 120 * e2e.TIME_SCALE  # seconds to reach the phase in which the fault is injected
 SENTINEL = b"a previous result that an interrupted run must not replace\n"
 
-# A walk long enough to be interrupted: 20000 nodes, 4 walkers each, p_halt 0.002 (500 hops per walk on average,
-# 4 10^7 hops: 3.5 s on 2 ranks of a 2-core machine, 700 MiB per rank). 10^7 hops once took several seconds and
-# now take 0.85 s, short enough for a run to finish before the fault reached it.
-WALK_ARGS = ["grf", "--graph", "random:20000:8:3", "--walkers", "4", "--p-halt", "0.002", "--max-length", "100000"]
+# A walk long enough to be interrupted: 5000 nodes, 32 walkers each, p_halt 0.002 (500 hops per walk on average,
+# 8 10^7 hops: 2.6 s on 2 ranks of a 2-core machine, 260 MiB per rank). Shorter walks (4 10^7 hops on 20000 nodes,
+# 1.0-1.2 s) were sometimes over before a loaded machine delivered the signal, which then landed in the write of
+# a big output instead: when that write outlasts mpirun's 1 s between SIGTERM and SIGKILL, its temporary file stays.
+WALK_ARGS = ["grf", "--graph", "random:5000:8:3", "--walkers", "32", "--p-halt", "0.002", "--max-length", "100000"]
 WRITE_ARGS = ["grf", "--graph", "grid:16x16", "--walkers", "4"]
 
 
