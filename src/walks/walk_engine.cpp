@@ -178,7 +178,8 @@ class WalkSimulation {
   enum class Refill { none, next_round, same_round };
   Refill refill(Lane& lane) {
     if (!queue_.empty()) {
-      // A walker prepared kQueueAhead refills ago (stream derived, row prefetched) steps in this round.
+      // A walker whose stream is derived steps in this round: one prepared kQueueAhead refills ago (its row
+      // prefetched too), or a repelling walker gone alone (its group derived the stream; its row is not fetched).
       const bool prepared = queue_random_.back().stream.ready();
       lane.w = queue_.back();
       lane.random = queue_random_.back();

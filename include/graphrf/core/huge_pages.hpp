@@ -33,7 +33,7 @@ struct HugePageAllocator {
     const auto start = reinterpret_cast<std::uintptr_t>(mapped);
     const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
     if (aligned > start) ::munmap(mapped, aligned - start);
-    const std::uintptr_t tail = start + rounded + kHugePage - (aligned + rounded);
+    const std::uintptr_t tail = start + kHugePage - aligned;  // what is mapped past aligned + rounded
     if (tail > 0) ::munmap(reinterpret_cast<void*>(aligned + rounded), tail);
     ::madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);  // advice only: failure means small pages
     return reinterpret_cast<T*>(aligned);
