@@ -8,6 +8,7 @@
 #include "graphrf/mpi/mpi_environment.hpp"
 
 int main(int argc, char** argv) {
+  graphrf::restart_with_huge_page_heap(argv);  // may start this executable again, before MPI does
   graphrf::reuse_freed_memory();
   graphrf::MpiEnvironment env(argc, argv);
   const graphrf::Communicator world(MPI_COMM_WORLD);

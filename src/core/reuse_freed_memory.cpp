@@ -1,6 +1,12 @@
 #include "graphrf/core/reuse_freed_memory.hpp"
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 namespace graphrf {
 
@@ -8,6 +14,25 @@ void reuse_freed_memory() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_MAX, 0);            // every block from the heap, none by mmap (which returns it at free)
   mallopt(M_TRIM_THRESHOLD, 1 << 30);  // the top of the heap goes back to the kernel only past 1 GiB free
+#endif
+}
+
+bool heap_wants_huge_page_restart(const char* tunables, std::string_view thp_enabled) {
+  if (tunables != nullptr) return false;
+  return thp_enabled.find("[madvise]") != std::string_view::npos;
+}
+
+void restart_with_huge_page_heap(char** argv) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  const std::string thp_enabled((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (!heap_wants_huge_page_restart(std::getenv("GLIBC_TUNABLES"), thp_enabled)) return;
+  // Set before the exec, so the new image does not start again (GLIBC_TUNABLES is then set).
+  if (::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+  ::unsetenv("GLIBC_TUNABLES");  // the exec failed (no /proc): go on as started
+#else
+  (void)argv;
 #endif
 }
 
