@@ -124,6 +124,24 @@ def run(np_, args, program=None, timeout=DEFAULT_TIMEOUT, env=None, cwd=None, ch
     return r
 
 
+def rank_pids(mpirun_pid):
+    """Process ids of the ranks of a running mpirun: its children running graphrf (by argv[0])."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                argv0 = f.read().split(b"\0")[0].decode(errors="replace")
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == mpirun_pid and os.path.basename(argv0).startswith("graphrf"):
+            pids.append(int(entry))
+    return pids
+
+
 def partition_tool(np_, args, **kw):
     return run(np_, args, program=GRAPHRF_PARTITION, **kw)
 

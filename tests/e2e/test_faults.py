@@ -72,20 +72,7 @@ class Job:
 
     def ranks(self):
         """Process ids of the ranks: mpirun's children running the program."""
-        pids = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                with open("/proc/%s/cmdline" % entry, "rb") as f:
-                    argv0 = f.read().split(b"\0")[0].decode(errors="replace")
-            except OSError:
-                continue
-            if int(fields[1]) == self.p.pid and os.path.basename(argv0).startswith("graphrf"):
-                pids.append(int(entry))
-        return pids
+        return e2e.rank_pids(self.p.pid)
 
     def kill(self):
         try:

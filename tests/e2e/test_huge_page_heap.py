@@ -28,20 +28,6 @@ def thp_mode():
     return text[text.index("[") + 1:text.index("]")] if "[" in text else None
 
 
-def ranks_of(session):
-    """Pids of the graphrf processes in the session `session` (mpirun's own session: it runs in a new one)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            if os.getsid(int(entry)) == session and os.path.realpath("/proc/%s/exe" % entry) == os.path.realpath(e2e.GRAPHRF):
-                pids.append(int(entry))
-        except OSError:  # gone meanwhile
-            continue
-    return pids
-
-
 def environment(pid):
     with open("/proc/%d/environ" % pid, "rb") as f:
         return dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
@@ -63,7 +49,7 @@ def watch(out, extra_env):
     seen = {}  # pid -> (GLIBC_TUNABLES, most AnonHugePages seen in KiB)
     deadline = time.monotonic() + 120 * e2e.TIME_SCALE
     while p.poll() is None and time.monotonic() < deadline:
-        for pid in ranks_of(p.pid):
+        for pid in e2e.rank_pids(p.pid):
             try:
                 tunables = environment(pid).get(b"GLIBC_TUNABLES", b"").decode()
                 huge = huge_kib(pid)
