@@ -17,8 +17,9 @@ void reuse_freed_memory() {
 #endif
 }
 
-bool heap_wants_huge_page_restart(const char* tunables, std::string_view thp_enabled) {
+bool heap_wants_huge_page_restart(const char* tunables, const char* preload, std::string_view thp_enabled) {
   if (tunables != nullptr) return false;
+  if (preload != nullptr && std::string_view(preload).find("vgpreload") != std::string_view::npos) return false;
   return thp_enabled.find("[madvise]") != std::string_view::npos;
 }
 
@@ -26,7 +27,7 @@ void restart_with_huge_page_heap(char** argv) {
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
   std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
   const std::string thp_enabled((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (!heap_wants_huge_page_restart(std::getenv("GLIBC_TUNABLES"), thp_enabled)) return;
+  if (!heap_wants_huge_page_restart(std::getenv("GLIBC_TUNABLES"), std::getenv("LD_PRELOAD"), thp_enabled)) return;
   // Set before the exec, so the new image does not start again (GLIBC_TUNABLES is then set).
   if (::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
   ::execv("/proc/self/exe", argv);

@@ -19,11 +19,12 @@ namespace graphrf {
 // program (the Python package) leaves the host program's allocator alone.
 void reuse_freed_memory();
 
-// Whether a process started with GLIBC_TUNABLES = `tunables` (nullptr: unset) on a kernel whose
-// /sys/kernel/mm/transparent_hugepage/enabled reads `thp_enabled` gains from starting again with huge pages in
-// its heap: only in mode madvise (always gives them anyway, never refuses them), and only if the user has not
-// chosen glibc's tunables already (theirs are kept as they are).
-bool heap_wants_huge_page_restart(const char* tunables, std::string_view thp_enabled);
+// Whether a process started with GLIBC_TUNABLES = `tunables` and LD_PRELOAD = `preload` (nullptr: unset) on a
+// kernel whose /sys/kernel/mm/transparent_hugepage/enabled reads `thp_enabled` gains from starting again with huge
+// pages in its heap: only in mode madvise (always gives them anyway, never refuses them), only if the user has not
+// chosen glibc's tunables already (theirs are kept as they are), and not under valgrind (its preloaded allocator
+// ignores the tunables, and an exec would leave valgrind).
+bool heap_wants_huge_page_restart(const char* tunables, const char* preload, std::string_view thp_enabled);
 
 // Starts the executable again (same process, same arguments, execv of /proc/self/exe) with
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=1 when heap_wants_huge_page_restart says so; returns if it does not, or if
