@@ -9,8 +9,9 @@
 // The heap's pages are transparent huge pages where the kernel gives them only on request (THP mode `madvise`,
 // Debian's default): glibc asks for them when its tunable glibc.malloc.hugetlb=1 is set, and tunables are read
 // when a process starts, so the executable starts itself again with it. Loading a graph touches each byte of its
-// arc arrays once: with 4 KiB pages that is one page fault per 4 KiB, 2-9 us each on virtual machines, and a
-// load of random:1000000:10 took 2.2 s at np 1 where it takes 0.8 s with 2 MiB pages (1.8 s and 0.4 s at np 2).
+// arc arrays once: with 4 KiB pages that is one page fault per 4 KiB, about 9 us each on the virtual machine
+// measured, and a load of random:1000000:10 took 2.1 s at np 1 where it takes 0.6-1.4 s with 2 MiB pages (1.8-2.0 s
+// and 0.4-1.15 s at np 2).
 #include <string_view>
 
 namespace graphrf {
