@@ -30,6 +30,14 @@ void restart_with_huge_page_heap(char** argv) {
   if (!heap_wants_huge_page_restart(std::getenv("GLIBC_TUNABLES"), std::getenv("LD_PRELOAD"), thp_enabled)) return;
   // Set before the exec, so the new image does not start again (GLIBC_TUNABLES is then set).
   if (::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
+  // By its own path, so that ps and top name the process after it (an exec names a process after the file it
+  // ran: /proc/self/exe would make it "exe"); by /proc/self/exe when the file is gone (rebuilt while running).
+  char path[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length > 0) {
+    path[length] = '\0';
+    ::execv(path, argv);
+  }
   ::execv("/proc/self/exe", argv);
   ::unsetenv("GLIBC_TUNABLES");  // the exec failed (no /proc): go on as started
 #else

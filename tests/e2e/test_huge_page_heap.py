@@ -46,17 +46,19 @@ def watch(out, extra_env):
     env.update(extra_env)
     cmd = [e2e.MPIEXEC, "-np", "2"] + e2e.MPIEXEC_FLAGS + [e2e.GRAPHRF] + COMMAND + ["--out", out]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    seen = {}  # pid -> (GLIBC_TUNABLES, most AnonHugePages seen in KiB)
+    seen = {}  # pid -> (GLIBC_TUNABLES, most AnonHugePages seen in KiB, process name)
     deadline = time.monotonic() + 120 * e2e.TIME_SCALE
     while p.poll() is None and time.monotonic() < deadline:
         for pid in e2e.rank_pids(p.pid):
             try:
                 tunables = environment(pid).get(b"GLIBC_TUNABLES", b"").decode()
                 huge = huge_kib(pid)
+                with open("/proc/%d/comm" % pid) as f:
+                    name = f.read().strip()
             except (OSError, ValueError):
                 continue
             # /proc/PID/environ is the environment the current image started with: read again after a restart.
-            seen[pid] = (tunables, max(huge, seen.get(pid, ("", 0))[1]))
+            seen[pid] = (tunables, max(huge, seen.get(pid, ("", 0, ""))[1]), name)
         time.sleep(0.02)
     output = p.communicate(timeout=60)[0].decode()
     assert p.returncode == 0, output
@@ -69,17 +71,19 @@ def test_ranks_start_again_with_huge_pages_in_their_heap():
         raise e2e.Skip("transparent huge pages in mode %s, not madvise: graphrf does not restart" % thp_mode())
     with e2e.TempDir() as d:
         restarted = watch(os.path.join(d, "restarted.h5"), {})
-        for pid, (tunables, _) in restarted.items():
+        for pid, (tunables, _, name) in restarted.items():
             assert tunables == TUNABLE, (pid, tunables)
+            # ps and top still show the program's name, not that of the link it started again through.
+            assert name == os.path.basename(e2e.GRAPHRF)[:15], (pid, name)
         # A user's own tunables stay as given, and so the heap keeps 4 KiB pages: only the walk table (mapped on
         # its own, huge_pages.hpp) is in huge pages there.
         kept = watch(os.path.join(d, "kept.h5"), {"GLIBC_TUNABLES": "glibc.malloc.check=0"})
-        for pid, (tunables, _) in kept.items():
+        for pid, (tunables, _, _) in kept.items():
             assert tunables == "glibc.malloc.check=0", (pid, tunables)
         # Loading alone puts 100+ MB per rank in the heap (the arc records, 32 bytes each, three arrays of them):
         # at least 64 MiB more huge pages in every restarted rank than in any rank that kept its tunables.
-        least_restarted = min(huge for _, huge in restarted.values())
-        most_kept = max(huge for _, huge in kept.values())
+        least_restarted = min(huge for _, huge, _ in restarted.values())
+        most_kept = max(huge for _, huge, _ in kept.values())
         assert least_restarted >= most_kept + 64 * 1024, (restarted, kept)
         diff = subprocess.run(["h5diff", "-r", "--exclude-attribute", "/", "--exclude-path", "/config",
                                "--exclude-path", "/launch", os.path.join(d, "restarted.h5"), os.path.join(d, "kept.h5")],
