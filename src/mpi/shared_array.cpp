@@ -11,6 +11,84 @@
 
 namespace graphrf {
 
+namespace {
+
+#ifndef MADV_COLLAPSE
+constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older C libraries do not name it
+#endif
+
+// Faults in a slice its owner is about to write, in 2 MiB pages where the kernel allows: one page fault per 2 MiB
+// instead of 512, and one TLB entry for 2 MiB of the tables products read at random (attention's rows, the walk
+// table). Shared memory gets 2 MiB pages on a fault only where the administrator enabled them (tmpfs huge=,
+// transparent_hugepage/shmem_enabled, both off by default), but MADV_COLLAPSE (Linux 6.1) builds them whatever
+// those settings say, unless they are `deny`: it moves the 4 KiB pages of a 2 MiB range into one huge page, so each
+// range gets one small page first and the collapse fills in the rest (0.2 s per GiB, against 0.4 s for 4 KiB pages,
+// on the machine of tests/bench/README.md). The other ranks of the host map the huge pages on their first read.
+// Where the collapse fails (older kernels, no free huge page, no 2 MiB-aligned view), the slice faults in with
+// MADV_POPULATE_WRITE in 4 KiB pages, with one call rather than one fault per page (a page fault on shared memory
+// costs about twice one on private memory). Kernels before 5.14 know neither advice: pages then fault in as written.
+void fault_in(std::byte* slice, std::int64_t bytes) {
+  constexpr std::uintptr_t kPage = 4096, kHugePage = std::uintptr_t{1} << 21;
+  const auto begin = reinterpret_cast<std::uintptr_t>(slice);
+  const auto end = begin + static_cast<std::uintptr_t>(bytes);
+  const std::uintptr_t huge_begin = (begin + kHugePage - 1) & ~(kHugePage - 1), huge_end = end & ~(kHugePage - 1);
+  if (huge_end > huge_begin) {
+    // Where shmem_enabled is `advise` this alone makes the first touches below take huge pages.
+    ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_HUGEPAGE);
+    for (std::uintptr_t page = huge_begin; page < huge_end; page += kHugePage)
+      *reinterpret_cast<volatile std::byte*>(page) = std::byte{0};  // the slice is not initialised yet
+    ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_COLLAPSE);
+  }
+  const std::uintptr_t page_begin = begin & ~(kPage - 1), page_end = (end + kPage - 1) & ~(kPage - 1);
+  ::madvise(reinterpret_cast<void*>(page_begin), page_end - page_begin, MADV_POPULATE_WRITE);
+}
+
+// The file offset at which the mapping holding `address` maps it (/proc/self/maps), or -1.
+std::int64_t file_offset_of(std::uintptr_t address) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    unsigned long begin = 0, end = 0, offset = 0;
+    char dash = 0;
+    std::string permissions;
+    if (!(fields >> std::hex >> begin >> dash >> end >> permissions >> offset)) continue;
+    if (address >= begin && address < end) return static_cast<std::int64_t>(offset + (address - begin));
+  }
+  return -1;
+}
+
+}  // namespace
+
+// MPI maps the window's segment wherever mmap puts it, and a 2 MiB page can back a range of shared memory only
+// where its address and its offset in the segment's file agree modulo 2 MiB. So each rank maps the array a second
+// time at an address that agrees (mremap with old size 0 maps the same pages again), and reads and writes through
+// that view; MPI keeps its own mapping for its own use. Returns false, and maps nothing, where that fails.
+bool SharedWindow::map_aligned_view() {
+  constexpr std::uintptr_t kPage = 4096, kHugePage = std::uintptr_t{1} << 21;
+  const auto begin = reinterpret_cast<std::uintptr_t>(base_) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(offsets_.back()) + kPage - 1) & ~(kPage - 1);
+  const std::int64_t offset = file_offset_of(begin);
+  if (offset < 0 || end - begin < kHugePage) return false;
+  const std::size_t bytes = end - begin;
+  void* reserved = ::mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserved == MAP_FAILED) return false;
+  const auto start = reinterpret_cast<std::uintptr_t>(reserved);
+  const std::uintptr_t target = start + ((static_cast<std::uintptr_t>(offset) - start) & (kHugePage - 1));
+  void* view = ::mremap(reinterpret_cast<void*>(begin), 0, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(target));
+  // What is left of the reservation on either side (all of it when mremap failed).
+  if (view == MAP_FAILED) {
+    ::munmap(reserved, bytes + kHugePage);
+    return false;
+  }
+  if (target > start) ::munmap(reserved, target - start);
+  if (start + bytes + kHugePage > target + bytes) ::munmap(reinterpret_cast<void*>(target + bytes), start + kHugePage - target);
+  view_ = static_cast<std::byte*>(view);
+  view_bytes_ = bytes;
+  base_ = view_ + (reinterpret_cast<std::uintptr_t>(base_) - begin);
+  return true;
+}
+
 SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_(&host), rank_(host.rank()) {
   offsets_ = std::vector<std::int64_t>(static_cast<size_t>(host.size()) + 1, 0);
   const std::vector<std::int64_t> sizes = host.allgather(bytes);
@@ -31,30 +109,17 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     void* first = nullptr;
     check_mpi(MPI_Win_shared_query(win_, MPI_PROC_NULL, &size, &unit, &first), "MPI_Win_shared_query");
     base_ = static_cast<std::byte*>(first);
-    // Tables read at random (the walk table) want 2 MiB pages, as private arrays get them (huge_pages.hpp). For
-    // shared memory the kernel grants them only when /sys/kernel/mm/transparent_hugepage/shmem_enabled allows
-    // (advise, within_size or always); otherwise this advice is ignored and every hop may miss the TLB.
-    constexpr std::uintptr_t kHugePage = std::uintptr_t{1} << 21;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(base_) + kHugePage - 1) & ~(kHugePage - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(offsets_.back())) & ~(kHugePage - 1);
-    if (host.rank() == 0 && end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    map_aligned_view();
   }
-  if (bytes > 0) {
-    // Every slice is written by its owner first: fault its pages in with one call (a page fault on shared memory
-    // costs about twice one on private memory, and the owner would take one per 4 KiB page). Kernels before 5.14
-    // do not know the advice; their pages then fault in as they are written.
-    constexpr std::uintptr_t kPage = 4096;
-    const auto begin = reinterpret_cast<std::uintptr_t>(mine) & ~(kPage - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(mine) + static_cast<std::uintptr_t>(bytes) + kPage - 1) & ~(kPage - 1);
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-  }
+  if (bytes > 0) fault_in(this->mine(), bytes);
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
 }
 
 SharedWindow::SharedWindow(SharedWindow&& other) noexcept
     : host_(other.host_), win_(std::exchange(other.win_, MPI_WIN_NULL)), base_(std::exchange(other.base_, nullptr)),
-      rank_(other.rank_), offsets_(std::move(other.offsets_)) {}
+      view_(std::exchange(other.view_, nullptr)), view_bytes_(std::exchange(other.view_bytes_, 0)), rank_(other.rank_),
+      offsets_(std::move(other.offsets_)) {}
 
 SharedWindow& SharedWindow::operator=(SharedWindow&& other) noexcept {
   if (this == &other) return *this;
@@ -62,6 +127,8 @@ SharedWindow& SharedWindow::operator=(SharedWindow&& other) noexcept {
   host_ = other.host_;
   win_ = std::exchange(other.win_, MPI_WIN_NULL);
   base_ = std::exchange(other.base_, nullptr);
+  view_ = std::exchange(other.view_, nullptr);
+  view_bytes_ = std::exchange(other.view_bytes_, 0);
   rank_ = other.rank_;
   offsets_ = std::move(other.offsets_);
   return *this;
@@ -76,6 +143,8 @@ void SharedWindow::release() noexcept {
   // After MPI_Finalize (an object a Python interpreter frees at exit) no MPI call is allowed, nor needed.
   int finalized = 0;
   MPI_Finalized(&finalized);
+  if (view_) ::munmap(view_, view_bytes_);
+  view_ = nullptr;
   if (std::uncaught_exceptions() > 0 || finalized) {
     win_ = MPI_WIN_NULL;
     base_ = nullptr;
@@ -89,7 +158,9 @@ void SharedWindow::release() noexcept {
 
 bool SharedWindow::huge_pages() const {
   if (!base_) return false;
-  const auto address = reinterpret_cast<std::uintptr_t>(base_);
+  // The array may span several mappings: advice on part of one splits it.
+  const auto first = reinterpret_cast<std::uintptr_t>(base_);
+  const auto last = first + static_cast<std::uintptr_t>(offsets_.back());
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
   bool inside = false;
@@ -99,7 +170,7 @@ bool SharedWindow::huge_pages() const {
     std::istringstream header(line);
     if (line.find(':') == std::string::npos || line.find('-') < line.find(' ')) {
       if (header >> std::hex >> begin >> dash >> end && dash == '-') {
-        inside = address >= begin && address < end;
+        inside = begin < last && end > first;
         continue;
       }
     }
@@ -107,7 +178,7 @@ bool SharedWindow::huge_pages() const {
     std::istringstream field(line);
     std::string key;
     long kb = 0;
-    if (field >> key >> kb && (key == "ShmemPmdMapped:" || key == "FilePmdMapped:") && kb > 0) return true;
+    if (field >> key >> kb && (key == "ShmemPmdMapped:" || key == "FilePmdMapped:" || key == "AnonHugePages:") && kb > 0) return true;
   }
   return false;
 }

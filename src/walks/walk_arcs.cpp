@@ -159,18 +159,18 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o, dou
   }
 }
 
-// A hop reads one arc at random: with 4 KiB pages nearly every hop on a graph without locality also misses the
-// TLB. Measured on random:1000000:10 at np 2 on one host: 33M hops/s from a shared table in 4 KiB pages, 150-167M
-// from private copies in 2 MiB pages (np 1, whose own table has 2 MiB pages: 82-85M). Shared memory gets 2 MiB
-// pages only where the administrator enabled them (tmpfs huge=, transparent_hugepage/shmem_enabled). Where it has
-// none, every rank may walk on a private copy of the host's table; the shared window still built it once, without
-// messages. A copy costs its first touch and the copy itself, and saves most on hops that jump far in the table
-// (a TLB miss each), a little on the others (a grid's hops stay near their row, yet still miss the TLB more often
-// on 4 KiB pages), so it is taken when the walks to come save more than it costs:
+// A hop reads one arc at random. Walks on a private copy of the host's table ran much faster than on the shared
+// window on the machine of tests/bench/README.md, whatever the window's pages: random:1000000:10 at np 2 on one
+// host, 33M hops/s on the window in 4 KiB pages, 150-167M on copies (np 1: 82-85M); 33-45M on the window in 2 MiB
+// pages (shared_array.cpp), 83-111M on copies the same day (why is not known: a loop making the same prefetched
+// random reads ran as fast on shared as on private 2 MiB pages). So every rank may walk on a private copy of the
+// host's table; the shared window still built it once, without messages. A copy costs its first touch and the copy
+// itself, and saves most on hops that jump far in the table, a little on the others (a grid's hops stay near their
+// row), so it is taken when the walks to come save more than it costs:
 //   expected hops per rank x (far share x kFarHopSavingNs + near share x kNearHopSavingNs)
 //       >  table bytes x kCopyNsPerByte,
-// and all copies fit in a quarter of the memory available. Constants measured at np 2 on one host of the 2-core
-// machine of tests/bench/README.md: random:1000000:10 (far share 1.0), `grf --walkers 10`, 5M hops per rank,
+// and all copies fit in a quarter of the memory available. Constants measured at np 2 on one host of that machine
+// with the window in 4 KiB pages: random:1000000:10 (far share 1.0), `grf --walkers 10`, 5M hops per rank,
 // walked in 0.40 s on the shared table and 0.20 s on copies (39 ns saved per hop), whose making took 0.55 s for
 // 328 MB (1.7 ns per byte, most of it first touch); grid:1000x1000 (far share 0), `bench-walks`: 7.5 instead of
 // 10.5 ns per hop with one walker per node, 6.0 instead of 6.3 with ten (about 2 ns on average over its phases).
@@ -183,11 +183,11 @@ bool WalkArcs::take_private_copies(const HostTopology& hosts, double far_share, 
                            static_cast<double>(shared_cumulative_.first(host.size())) * sizeof(double);
   const double host_far_share = host.sum(far_share * hops) / std::max(1.0, host.sum(hops));
   const double host_hops = host.sum(hops) / host.size();
-  const bool small_pages = table_bytes >= (1 << 22) && !shared_arcs_.huge_pages();
+  const bool big = table_bytes >= (1 << 22);
   const bool affordable = table_bytes * host.size() <= 0.25 * static_cast<double>(available_memory_bytes());
   const double saving_per_hop_ns = host_far_share * kFarHopSavingNs + (1 - host_far_share) * kNearHopSavingNs;
   const bool pays = host_hops * saving_per_hop_ns > table_bytes * kCopyNsPerByte;
-  return host.min(small_pages && affordable && pays ? 1 : 0) == 1;
+  return host.min(big && affordable && pays ? 1 : 0) == 1;
 }
 
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {

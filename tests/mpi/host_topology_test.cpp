@@ -3,7 +3,13 @@
 // read whole by every other rank of that host after synchronize().
 #include "graphrf/mpi/host_topology.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
 
 #include "graphrf/mpi/shared_array.hpp"
 #include "mpi_test_support.hpp"
@@ -12,6 +18,35 @@ using namespace graphrf;
 using graphrf::testing::world;
 
 namespace {
+
+#ifndef MADV_COLLAPSE
+constexpr int MADV_COLLAPSE = 25;
+#endif
+
+// Whether this kernel turns shared memory (a file in /dev/shm, where MPI keeps its shared segments) into 2 MiB pages
+// on request: map 4 MiB of such a file 2 MiB-aligned, touch it, ask for MADV_COLLAPSE (Linux 6.1 and later,
+// unless the administrator set shmem_enabled to deny).
+bool kernel_collapses_shared_memory() {
+  constexpr std::size_t kHuge = std::size_t{1} << 21;
+  const std::string name = "/graphrf-collapse-probe-" + std::to_string(::getpid());
+  const int fd = ::shm_open(name.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
+  if (fd < 0) return false;
+  ::shm_unlink(name.c_str());
+  bool collapsed = false;
+  void* reserved = ::mmap(nullptr, 3 * kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (::ftruncate(fd, 2 * kHuge) == 0 && reserved != MAP_FAILED) {
+    const auto aligned = (reinterpret_cast<std::uintptr_t>(reserved) + kHuge - 1) & ~(kHuge - 1);
+    void* p = ::mmap(reinterpret_cast<void*>(aligned), 2 * kHuge, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p != MAP_FAILED) {
+      static_cast<volatile char*>(p)[0] = 1;
+      static_cast<volatile char*>(p)[kHuge] = 1;
+      collapsed = ::madvise(p, 2 * kHuge, MADV_COLLAPSE) == 0;
+    }
+  }
+  if (reserved != MAP_FAILED) ::munmap(reserved, 3 * kHuge);
+  ::close(fd);
+  return collapsed;
+}
 
 // The hosts of `size` consecutive ranks on one machine (every test rank runs on this one machine).
 void expect_hosts_of(const HostTopology& hosts, int size) {
@@ -69,6 +104,27 @@ TEST(SharedArray, EveryRankOfAHostReadsWhatEachWroteAfterSynchronize) {
     EXPECT_EQ(array.first(host.size()), at);
     array.synchronize();  // nobody frees the window while another rank still reads it
   }
+}
+
+// Big slices are mapped a second time, 2 MiB-aligned as in MPI's segment, and faulted in as 2 MiB pages where the
+// kernel can (shared_array.cpp): every byte still lands where every other rank reads it, and where this kernel can
+// collapse shared memory the array is in 2 MiB pages on every rank.
+TEST(SharedArray, BigSlicesAreReadWholeAndInHugePagesWhereTheKernelAllows) {
+  const HostTopology hosts(world(), 0);
+  const Communicator& host = hosts.host();
+  // 6 MiB and an odd number of elements more per rank: slices start at no particular alignment.
+  const auto count = [](int r) { return std::int64_t{6} * (1 << 20) / 8 + 13 * r + 1; };
+  SharedArray<std::int64_t> array(host, count(host.rank()));
+  for (std::int64_t i = 0; i < count(host.rank()); ++i) array.mine()[i] = (std::int64_t{host.rank()} << 40) + i;
+  array.synchronize();
+  for (int r = 0; r < host.size(); ++r) {
+    ASSERT_EQ(array.first(r + 1) - array.first(r), count(r));
+    std::int64_t wrong = 0;
+    for (std::int64_t i = 0; i < count(r); ++i) wrong += array[array.first(r) + i] != (std::int64_t{r} << 40) + i;
+    EXPECT_EQ(wrong, 0) << "host rank " << r << "'s slice, read on host rank " << host.rank();
+  }
+  if (kernel_collapses_shared_memory()) EXPECT_TRUE(array.huge_pages()) << "host rank " << host.rank();
+  array.synchronize();
 }
 
 TEST(SharedArray, EmptySlicesAreAllowed) {

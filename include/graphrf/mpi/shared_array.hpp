@@ -31,17 +31,20 @@ class SharedWindow {
   std::int64_t offset(int host_rank) const { return offsets_[static_cast<size_t>(host_rank)]; }
   // Collective over the host: every write made before it by any rank is visible to every rank after it.
   void synchronize() const;
-  // Whether the kernel backs this rank's view of the array with 2 MiB pages (/proc/self/smaps). Shared memory gets
-  // them only where the administrator allows (tmpfs huge=, transparent_hugepage/shmem_enabled); call it after the
-  // pages were touched.
+  // Whether the kernel backs this rank's view of the array with 2 MiB pages (/proc/self/smaps): each rank asks for
+  // them for its slice (shared_array.cpp), and Linux before 6.1 grants them only where the administrator enabled
+  // them for shared memory (tmpfs huge=, transparent_hugepage/shmem_enabled). Call it after the pages were touched.
   bool huge_pages() const;
 
  private:
+  bool map_aligned_view();
   void release() noexcept;
 
   const Communicator* host_ = nullptr;
   MPI_Win win_ = MPI_WIN_NULL;
-  std::byte* base_ = nullptr;
+  std::byte* base_ = nullptr;  // in view_ when there is one
+  std::byte* view_ = nullptr;  // this rank's own mapping of the array, 2 MiB-aligned as in the segment's file
+  std::size_t view_bytes_ = 0;
   int rank_ = 0;
   std::vector<std::int64_t> offsets_{0};
 };
