@@ -27,7 +27,7 @@ void reuse_freed_memory();
 // ignores the tunables, and an exec would leave valgrind).
 bool heap_wants_huge_page_restart(const char* tunables, const char* preload, std::string_view thp_enabled);
 
-// Starts the executable again (same process, same arguments, execv of /proc/self/exe) with
+// Starts the executable again (same process, same arguments, execv of the file /proc/self/exe names) with
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=1 when heap_wants_huge_page_restart says so; returns if it does not, or if
 // the exec fails (the run then goes on with 4 KiB pages). Call first thing in main, before MPI starts. Not under
 // AddressSanitizer, whose allocator ignores glibc's tunables.
