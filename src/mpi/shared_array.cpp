@@ -68,8 +68,9 @@ bool SharedWindow::map_aligned_view() {
   constexpr std::uintptr_t kPage = 4096, kHugePage = std::uintptr_t{1} << 21;
   const auto begin = reinterpret_cast<std::uintptr_t>(base_) & ~(kPage - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(offsets_.back()) + kPage - 1) & ~(kPage - 1);
+  if (end - begin < kHugePage) return false;  // no 2 MiB page to gain: spare small windows the read of /proc/self/maps
   const std::int64_t offset = file_offset_of(begin);
-  if (offset < 0 || end - begin < kHugePage) return false;
+  if (offset < 0) return false;
   const std::size_t bytes = end - begin;
   void* reserved = ::mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (reserved == MAP_FAILED) return false;
