@@ -3,8 +3,10 @@
 #include <exception>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -27,33 +29,52 @@ constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older C libraries do not name i
 // Where the collapse fails (older kernels, no free huge page, no 2 MiB-aligned view), the slice faults in with
 // MADV_POPULATE_WRITE in 4 KiB pages, with one call rather than one fault per page (a page fault on shared memory
 // costs about twice one on private memory). Kernels before 5.14 know neither advice: pages then fault in as written.
-void fault_in(std::byte* slice, std::int64_t bytes) {
+// A 2 MiB range that straddles two slices belongs to the rank whose slice holds its start (the first slice also
+// takes one that starts just before the array): left to nobody, the row offsets of the walk table, 4 MB a rank and
+// read at random on every hop, stayed in 4 KiB pages. The collapse keeps what the next rank may be writing
+// meanwhile (the kernel unmaps and copies the small pages under their locks, as khugepaged does).
+//   slice, bytes: this rank's slice; huge_from: the lowest start of a range it takes; huge_end: where the view of
+//   the array ends (no 2 MiB page can be mapped past it).
+void fault_in(std::byte* slice, std::int64_t bytes, std::uintptr_t huge_from, std::uintptr_t huge_end) {
   constexpr std::uintptr_t kPage = 4096, kHugePage = std::uintptr_t{1} << 21;
   const auto begin = reinterpret_cast<std::uintptr_t>(slice);
   const auto end = begin + static_cast<std::uintptr_t>(bytes);
-  const std::uintptr_t huge_begin = (begin + kHugePage - 1) & ~(kHugePage - 1), huge_end = end & ~(kHugePage - 1);
-  if (huge_end > huge_begin) {
+  const std::uintptr_t first_range = (huge_from + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t ranges_end = std::min((end + kHugePage - 1) & ~(kHugePage - 1), huge_end & ~(kHugePage - 1));
+  if (ranges_end > first_range) {
     // Where shmem_enabled is `advise` this alone makes the first touches below take huge pages.
-    ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_HUGEPAGE);
-    for (std::uintptr_t page = huge_begin; page < huge_end; page += kHugePage)
-      *reinterpret_cast<volatile std::byte*>(page) = std::byte{0};  // the slice is not initialised yet
-    ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_COLLAPSE);
+    ::madvise(reinterpret_cast<void*>(first_range), ranges_end - first_range, MADV_HUGEPAGE);
+    for (std::uintptr_t range = first_range; range < ranges_end; range += kHugePage)
+      *reinterpret_cast<volatile std::byte*>(std::max(range, begin)) = std::byte{0};  // ours, not initialised yet
+    ::madvise(reinterpret_cast<void*>(first_range), ranges_end - first_range, MADV_COLLAPSE);
   }
   const std::uintptr_t page_begin = begin & ~(kPage - 1), page_end = (end + kPage - 1) & ~(kPage - 1);
   ::madvise(reinterpret_cast<void*>(page_begin), page_end - page_begin, MADV_POPULATE_WRITE);
 }
 
-// The file offset at which the mapping holding `address` maps it (/proc/self/maps), or -1.
+// A mapping's header line in /proc/self/maps and /proc/self/smaps: "begin-end permissions offset device inode path".
+// Field lines of smaps ("Size:   4 kB", "AnonHugePages: 0 kB") are not headers.
+struct MappingHeader {
+  std::uintptr_t begin = 0, end = 0;
+  std::uint64_t offset = 0;
+};
+std::optional<MappingHeader> parse_mapping_header(const std::string& line) {
+  std::istringstream fields(line);
+  unsigned long begin = 0, end = 0, offset = 0;
+  char dash = 0;
+  std::string permissions;
+  if (!(fields >> std::hex >> begin >> dash >> end >> permissions >> offset) || dash != '-') return std::nullopt;
+  return MappingHeader{begin, end, offset};
+}
+
+// The file offset at which the mapping holding `address` maps it, or -1.
 std::int64_t file_offset_of(std::uintptr_t address) {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
-    std::istringstream fields(line);
-    unsigned long begin = 0, end = 0, offset = 0;
-    char dash = 0;
-    std::string permissions;
-    if (!(fields >> std::hex >> begin >> dash >> end >> permissions >> offset)) continue;
-    if (address >= begin && address < end) return static_cast<std::int64_t>(offset + (address - begin));
+    const std::optional<MappingHeader> mapping = parse_mapping_header(line);
+    if (mapping && address >= mapping->begin && address < mapping->end)
+      return static_cast<std::int64_t>(mapping->offset + (address - mapping->begin));
   }
   return -1;
 }
@@ -83,7 +104,7 @@ bool SharedWindow::map_aligned_view() {
     return false;
   }
   if (target > start) ::munmap(reserved, target - start);
-  if (start + bytes + kHugePage > target + bytes) ::munmap(reinterpret_cast<void*>(target + bytes), start + kHugePage - target);
+  ::munmap(reinterpret_cast<void*>(target + bytes), start + kHugePage - target);  // never empty: target < start + 2 MiB
   view_ = static_cast<std::byte*>(view);
   view_bytes_ = bytes;
   base_ = view_ + (reinterpret_cast<std::uintptr_t>(base_) - begin);
@@ -112,7 +133,14 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     base_ = static_cast<std::byte*>(first);
     map_aligned_view();
   }
-  if (bytes > 0) fault_in(this->mine(), bytes);
+  if (bytes > 0) {
+    const auto array_begin = reinterpret_cast<std::uintptr_t>(base_);
+    const auto array_end = array_begin + static_cast<std::uintptr_t>(offsets_.back());
+    const std::uintptr_t view_begin = view_ ? reinterpret_cast<std::uintptr_t>(view_) : array_begin;
+    const std::uintptr_t view_end = view_ ? view_begin + view_bytes_ : array_end;
+    const bool first_slice = offsets_[static_cast<size_t>(rank_)] == 0;
+    fault_in(this->mine(), bytes, first_slice ? view_begin : reinterpret_cast<std::uintptr_t>(this->mine()), view_end);
+  }
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
 }
@@ -166,14 +194,9 @@ bool SharedWindow::huge_pages() const {
   std::string line;
   bool inside = false;
   while (std::getline(smaps, line)) {
-    unsigned long begin = 0, end = 0;
-    char dash = 0;
-    std::istringstream header(line);
-    if (line.find(':') == std::string::npos || line.find('-') < line.find(' ')) {
-      if (header >> std::hex >> begin >> dash >> end && dash == '-') {
-        inside = begin < last && end > first;
-        continue;
-      }
+    if (const std::optional<MappingHeader> mapping = parse_mapping_header(line)) {
+      inside = mapping->begin < last && mapping->end > first;
+      continue;
     }
     if (!inside) continue;
     std::istringstream field(line);
