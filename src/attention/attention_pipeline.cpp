@@ -65,7 +65,7 @@ std::vector<HeadResult> run_attention(const DistributedGraph& g, const QkvRows& 
   const double rho = config.shared_walks ? spectral_radius(g, config.walk) : 1.0;
   // Heads walking their own ensembles share one arc table (the engine's, built once per graph).
   std::optional<WalkArcs> arcs;
-  if (!config.shared_walks && qkv.heads > 1) arcs.emplace(g, config.walk, qkv.heads * ensembles(config.estimator));
+  if (!config.shared_walks && qkv.heads > 1) arcs.emplace(g, config.walk);
   for (int h = 0; h < qkv.heads; ++h) {
     HeadResult& r = heads[static_cast<size_t>(h)];
     r.kernel = config.kernel;

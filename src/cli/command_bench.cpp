@@ -120,20 +120,9 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
     const double load_seconds = comm.max(load_timer.seconds());
     // The walk engine's arc table, built once per graph as `grf` builds it once per run: every phase below
     // (all walker counts, halting probabilities and couplings) walks on it.
-    // Whether ranks of a host walk on private copies depends on the hops to come (walk_arcs.cpp): every walker
-    // count and halting probability below, each walked (walk_repeats + grf_repeats) times per coupling.
     WalkOptions unit;  // the table's unit pass: one walker per node, default halting
     unit.walkers = 1;
-    double passes = 0;
-    for (const auto n : walker_counts)
-      for (const double ph : p_values) {
-        WalkOptions walk = unit;
-        walk.p_halt = ph;
-        walk.max_length = options.max_length;
-        passes += static_cast<double>(n) * expected_hops_per_walk(walk) / expected_hops_per_walk(unit) *
-                  static_cast<double>((repeats + grf_repeats) * std::max<size_t>(1, couplings.size()));
-      }
-    const WalkArcs arcs(g, unit, passes);
+    const WalkArcs arcs(g, unit);
     log.result("bench=load graph=" + spec + " partition=" + o.partition + " ranks=" + std::to_string(p) + " nodes=" + std::to_string(g.n_global()) +
                " edges=" + std::to_string(g.n_edges_global) + " load_seconds=" + fmt(g.report.read_seconds + g.report.assemble_seconds, 3) +
                " partition_seconds=" + fmt(g.report.partition_seconds, 3) + " total_seconds=" + fmt(load_seconds, 3) +
@@ -185,7 +174,6 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
           // Its peak memory per rank is measured on its own, against graph + output held + in-flight cap.
           KernelSpec kernel;
           GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1, length_resolved);
-          estimate.graph_bytes += arcs.private_copy_extra_bytes();
           std::vector<double> grf_rates;
           double mem = 0, bound_mib = 0;
           bool peak_reset = true;

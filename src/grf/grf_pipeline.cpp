@@ -67,7 +67,7 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     log.warn(std::string(estimator == GrfEstimator::asymmetric ? "alpha" : "f") +
              " has negative entries: the masked-attention normaliser can be negative");
   std::optional<WalkArcs> own_arcs;
-  if (!arcs || !arcs->serves(g, walk)) arcs = &own_arcs.emplace(g, walk, ensembles(estimator));
+  if (!arcs || !arcs->serves(g, walk)) arcs = &own_arcs.emplace(g, walk);
   for (int e = 0; e < ensembles(estimator); ++e) {
     WalkOptions o = walk;
     o.ensemble = walk.ensemble + static_cast<std::uint64_t>(e);  // heads pass their own base ensemble

@@ -49,13 +49,12 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   // Entries per row measured on a sample of rows (their own walks), so that walks revisiting a small
   // neighbourhood are not charged one entry per visit; the output is sized for the same count.
   // The walk table is built once for the sample and the run (on a host of several ranks it is a collective
-  // build in shared memory, and possibly private copies: walk_arcs.cpp).
-  const WalkArcs arcs(g, walk, ensembles(options.estimator));
+  // build in shared memory: walk_arcs.cpp).
+  const WalkArcs arcs(g, walk);
   const RowEntries per_row = sampled_row_entries(g, walk, length_resolved, log, &arcs);
   WalkLimits limits;
   limits.output_entries = output_entries(g, walk, per_row, length_resolved);
   GrfMemory estimate = estimate_grf_memory(g, walk, limits, ensembles(options.estimator), length_resolved, per_row);
-  estimate.graph_bytes += arcs.private_copy_extra_bytes();  // the host's table counts once per rank then
   log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: entries per row measured on a sample of rows)");
   // The dense reference runs on rank 0 after the walks, next to the GRF rows: counted with them.
   const double n = static_cast<double>(g.n_global());

@@ -1,10 +1,6 @@
 #include "graphrf/walks/walk_arcs.hpp"
 
-#include <algorithm>
-#include <cmath>
-
 #include "graphrf/core/error.hpp"
-#include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/walks/load_factors.hpp"
 
@@ -48,35 +44,14 @@ void link_targets(HopArc* arcs, size_t count, const std::int64_t* row_ptr, std::
   }
 }
 
-// The share of this rank's arcs whose target row lies on the host more than 2 MiB of table away from the arc's
-// own row: the hops that miss the TLB on 4 KiB pages (near zero on a mesh in canonical order, one on an expander).
-// row_ptr: this rank's rows (n + 1 entries, host-table positions).
-double far_arc_share(const HopArc* arcs, size_t count, const std::int64_t* row_ptr, size_t n) {
-  constexpr std::int64_t kFarArcs = (std::int64_t{1} << 21) / static_cast<std::int64_t>(sizeof(HopArc));
-  std::int64_t far = 0;
-  const std::int64_t base = n > 0 ? row_ptr[0] : 0;
-  for (size_t i = 0; i < n; ++i)
-    for (auto k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-      const HopArc& a = arcs[static_cast<size_t>(k - base)];
-      far += a.degree >= 0 && std::llabs(a.begin - row_ptr[i]) > kFarArcs;
-    }
-  return count > 0 ? static_cast<double>(far) / static_cast<double>(count) : 0.0;
-}
-
-// Hops this rank's walkers make in one pass of `o`.
-double expected_hops(const WalkOptions& o, std::int64_t n_local) {
-  return static_cast<double>(n_local) / static_cast<double>(std::max<std::int64_t>(1, o.start_every)) *
-         static_cast<double>(o.walkers) * expected_hops_per_walk(o);
-}
-
 }  // namespace
 
-WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o, double passes)
+WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o)
     : graph_(&g), weights_(o.weights), step_(o.step), scale_(o.scale), max_degree_(o.max_degree) {
   if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
     throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
   Timer timer;
-  if (g.hosts && g.hosts->size() > 1) build_shared(g, o, passes);
+  if (g.hosts && g.hosts->size() > 1) build_shared(g, o);
   else build_own(g, o);
   build_seconds_ = timer.seconds();
 }
@@ -102,7 +77,11 @@ void WalkArcs::build_own(const DistributedGraph& g, const WalkOptions& o) {
   cumulative_data_ = cumulative_.data();
 }
 
-void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o, double passes) {
+// Every rank of the host walks on the shared table. Private copies of it (an earlier version took them when the
+// hops to come would repay the copy) walked no faster once the window's array started on a cache line
+// (shared_array.cpp: unaligned, every other 32-byte arc straddled two lines, and a hop missed on the line its
+// prefetch had not fetched), and each cost a whole table per rank.
+void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   const HostTopology& hosts = *g.hosts;
   const Communicator& host = hosts.host();
   const auto n = static_cast<size_t>(g.n_local());
@@ -137,57 +116,6 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o, dou
   arc_data_ = shared_arcs_.data();
   row_data_ = shared_row_ptr_.data();
   cumulative_data_ = shared_cumulative_.data();
-  if (take_private_copies(hosts, far_arc_share(arcs, k, row_ptr, n),
-                          expected_hops(o, g.n_local()) * passes)) {
-    // Collective: every rank of the host copies, then the shared window goes.
-    const std::int64_t total_arcs = shared_arcs_.first(host.size());
-    const std::int64_t total_rows = shared_row_ptr_.first(host.size());
-    arcs_.assign(shared_arcs_.data(), shared_arcs_.data() + total_arcs);
-    row_ptr_.assign(shared_row_ptr_.data(), shared_row_ptr_.data() + total_rows);
-    if (weighted) cumulative_.assign(shared_cumulative_.data(), shared_cumulative_.data() + total_arcs);
-    shared_arcs_.synchronize();  // nobody frees the windows while another rank still copies
-    shared_arcs_ = {};
-    shared_row_ptr_ = {};
-    shared_cumulative_ = {};
-    private_copy_ = true;
-    private_copy_extra_bytes_ = static_cast<double>(total_arcs - static_cast<std::int64_t>(k)) *
-                                    static_cast<double>(sizeof(HopArc) + (weighted ? sizeof(double) : 0)) +
-                                static_cast<double>(total_rows - static_cast<std::int64_t>(n)) * sizeof(std::int64_t);
-    arc_data_ = arcs_.data();
-    row_data_ = row_ptr_.data();
-    cumulative_data_ = cumulative_.data();
-  }
-}
-
-// A hop reads one arc at random. Walks on a private copy of the host's table ran much faster than on the shared
-// window on the machine of tests/bench/README.md, whatever the window's pages: random:1000000:10 at np 2 on one
-// host, 33M hops/s on the window in 4 KiB pages, 150-167M on copies (np 1: 82-85M); 33-45M on the window in 2 MiB
-// pages (shared_array.cpp), 83-111M on copies the same day (why is not known: a loop making the same prefetched
-// random reads ran as fast on shared as on private 2 MiB pages). So every rank may walk on a private copy of the
-// host's table; the shared window still built it once, without messages. A copy costs its first touch and the copy
-// itself, and saves most on hops that jump far in the table, a little on the others (a grid's hops stay near their
-// row), so it is taken when the walks to come save more than it costs:
-//   expected hops per rank x (far share x kFarHopSavingNs + near share x kNearHopSavingNs)
-//       >  table bytes x kCopyNsPerByte,
-// and all copies fit in a quarter of the memory available. Constants measured at np 2 on one host of that machine
-// with the window in 4 KiB pages: random:1000000:10 (far share 1.0), `grf --walkers 10`, 5M hops per rank,
-// walked in 0.40 s on the shared table and 0.20 s on copies (39 ns saved per hop), whose making took 0.55 s for
-// 328 MB (1.7 ns per byte, most of it first touch); grid:1000x1000 (far share 0), `bench-walks`: 7.5 instead of
-// 10.5 ns per hop with one walker per node, 6.0 instead of 6.3 with ten (about 2 ns on average over its phases).
-// Agreed by the whole host.
-bool WalkArcs::take_private_copies(const HostTopology& hosts, double far_share, double hops) const {
-  constexpr double kFarHopSavingNs = 39.0, kNearHopSavingNs = 2.0, kCopyNsPerByte = 1.7;
-  const Communicator& host = hosts.host();
-  const auto table_bytes = static_cast<double>(shared_arcs_.first(host.size())) * sizeof(HopArc) +
-                           static_cast<double>(shared_row_ptr_.first(host.size())) * sizeof(std::int64_t) +
-                           static_cast<double>(shared_cumulative_.first(host.size())) * sizeof(double);
-  const double host_far_share = host.sum(far_share * hops) / std::max(1.0, host.sum(hops));
-  const double host_hops = host.sum(hops) / host.size();
-  const bool big = table_bytes >= (1 << 22);
-  const bool affordable = table_bytes * host.size() <= 0.25 * static_cast<double>(available_memory_bytes());
-  const double saving_per_hop_ns = host_far_share * kFarHopSavingNs + (1 - host_far_share) * kNearHopSavingNs;
-  const bool pays = host_hops * saving_per_hop_ns > table_bytes * kCopyNsPerByte;
-  return host.min(big && affordable && pays ? 1 : 0) == 1;
 }
 
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {

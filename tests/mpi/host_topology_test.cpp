@@ -147,6 +147,20 @@ TEST(SharedArray, RangesAcrossSlicesAreInHugePagesToo) {
   array.synchronize();
 }
 
+// MPI puts the slices after a header of its own; the array starts on a cache line whatever that header's size and
+// whichever slices are empty, so that no 32-byte walk-table arc straddles two lines (shared_array.cpp).
+TEST(SharedArray, TheArrayStartsOnACacheLine) {
+  for (int size : {1, 2, 0}) {
+    const HostTopology hosts(world(), size);
+    const Communicator& host = hosts.host();
+    for (std::int64_t first_count : {0, 1, 3}) {
+      SharedArray<double> array(host, host.rank() == 0 ? first_count : 5);
+      if (array.data()) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(array.data()) % 64, 0u) << "host size " << size;
+      array.synchronize();
+    }
+  }
+}
+
 TEST(SharedArray, EmptySlicesAreAllowed) {
   const HostTopology hosts(world(), 0);
   SharedArray<double> array(hosts.host(), hosts.host().rank() == 0 ? 0 : 2);

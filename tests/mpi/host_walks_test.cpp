@@ -154,9 +154,9 @@ TEST(HostWalks, TheHostTableLinksEveryArcIntoTheHost) {
   }
 }
 
-// A host table of more than 4 MiB is copied into each rank's private 2 MiB pages where shared memory has only
-// small pages (walk_arcs.cpp); walks on the copies are those of the message path, and the copy leaves no window.
-TEST(HostWalks, PrivateCopiesOfALargeHostTableWalkAsTheMessagePath) {
+// A host table of several 2 MiB pages, every rank walking on the shared window: the GRF rows are those of the
+// message path.
+TEST(HostWalks, ALargeSharedHostTableWalksAsTheMessagePath) {
   WalkOptions o = walk_options(Coupling::iid);
   o.walkers = 1;
   o.p_halt = 0.3;
@@ -164,10 +164,6 @@ TEST(HostWalks, PrivateCopiesOfALargeHostTableWalkAsTheMessagePath) {
   for (int host_size : {1, 0}) {
     const DistributedGraph g = load_on_hosts("random:40000:4:3", "block", host_size);  // 160K arcs: 5 MiB of table
     const WalkArcs table(g, o);
-    if (host_size == 0 && world().size() > 1 && world().is_root())
-      std::printf("      host table of %lld nodes: %s\n", static_cast<long long>(table.end() - table.first()),
-                  table.private_copy() ? "private 2 MiB-page copies" : "shared window");
-    if (host_size == 1) EXPECT_FALSE(table.private_copy());
     const GrfRun run = compute_grf(g, diffusion(), o, GrfEstimator::symmetric, quiet_log(), {}, LengthResolvedRows::drop, &table);
     rows.push_back(rows_by_id(g, run.phi[0]));
   }

@@ -37,9 +37,7 @@ constexpr int kWalkArcBytes = sizeof(HopArc);
 class WalkArcs {
  public:
   // Throws Error for --weights combinatorial without d_max. Collective over the host when it has several ranks.
-  // passes: how many walk runs like `o` will use the table (ensembles, heads, repeats); on a host it decides
-  // whether private copies pay for themselves (walk_arcs.cpp).
-  WalkArcs(const DistributedGraph& g, const WalkOptions& o, double passes = 1);
+  WalkArcs(const DistributedGraph& g, const WalkOptions& o);
   WalkArcs(const WalkArcs&) = delete;
   WalkArcs& operator=(const WalkArcs&) = delete;
 
@@ -53,23 +51,17 @@ class WalkArcs {
   const std::int64_t* row_ptr() const { return row_data_; }  // per host node (index - first()), into arcs()
   const double* cumulative() const { return cumulative_data_; }  // weighted steps only
   double build_seconds() const { return build_seconds_; }
-  // Whether this rank walks on a private 2 MiB-page copy of its host's table (walk_arcs.cpp says when).
-  bool private_copy() const { return private_copy_; }
-  // Bytes this rank holds beyond its own rows' share of the table: the rest of its host's table in a private copy
-  // (0 without one). Memory estimates that count the table once per host add it.
-  double private_copy_extra_bytes() const { return private_copy_extra_bytes_; }
 
  private:
   void build_own(const DistributedGraph& g, const WalkOptions& o);
-  void build_shared(const DistributedGraph& g, const WalkOptions& o, double passes);
-  bool take_private_copies(const HostTopology& hosts, double far_share, double hops) const;
+  void build_shared(const DistributedGraph& g, const WalkOptions& o);
 
   const DistributedGraph* graph_;
   WeightMode weights_;
   StepRule step_;
   double scale_, max_degree_;
   std::int64_t first_ = 0, end_ = 0;
-  // A rank that is its own host, or a private copy of the host's table: plain (huge-page) arrays.
+  // A rank that is its own host: plain (huge-page) arrays.
   HugeVector<HopArc> arcs_;
   HugeVector<std::int64_t> row_ptr_;
   std::vector<double> cumulative_;
@@ -81,8 +73,6 @@ class WalkArcs {
   const std::int64_t* row_data_ = nullptr;
   const double* cumulative_data_ = nullptr;
   double build_seconds_ = 0;
-  bool private_copy_ = false;
-  double private_copy_extra_bytes_ = 0;
 };
 
 }  // namespace graphrf
