@@ -31,8 +31,9 @@ constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older C libraries do not name i
 // costs about twice one on private memory). Kernels before 5.14 know neither advice: pages then fault in as written.
 // A 2 MiB range that straddles two slices belongs to the rank whose slice holds its start (the first slice also
 // takes one that starts just before the array): left to nobody, the row offsets of the walk table, 4 MB a rank and
-// read at random on every hop, stayed in 4 KiB pages. The collapse keeps what the next rank may be writing
-// meanwhile (the kernel unmaps and copies the small pages under their locks, as khugepaged does).
+// read at random where a walker arrives from another host, stayed mostly in 4 KiB pages. The collapse keeps what
+// the next rank may be writing meanwhile (the kernel unmaps and copies the small pages under their locks, as
+// khugepaged does).
 //   slice, bytes: this rank's slice; huge_from: the lowest start of a range it takes; huge_end: where the view of
 //   the array ends (no 2 MiB page can be mapped past it).
 void fault_in(std::byte* slice, std::int64_t bytes, std::uintptr_t huge_from, std::uintptr_t huge_end) {
@@ -115,10 +116,10 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
   offsets_ = std::vector<std::int64_t>(static_cast<size_t>(host.size()) + 1, 0);
   const std::vector<std::int64_t> sizes = host.allgather(bytes);
   for (int r = 0; r < host.size(); ++r) offsets_[static_cast<size_t>(r) + 1] = offsets_[static_cast<size_t>(r)] + sizes[static_cast<size_t>(r)];
-  // MPI puts the slices after a header of its own, at any byte offset (8 mod 64 with Open MPI 4.1), so the host's
-  // first rank asks for a cache line more and the array starts on the next line boundary. Unaligned, a walk table's
-  // 32-byte arcs straddled two lines every other arc: a hop's prefetch fetched one, the hop missed on the other
-  // (walks on the shared table ran at half the speed of walks on a private copy, which is aligned).
+  // MPI puts the slices after a header of its own, at any byte offset (8 to 48 bytes past a line with Open MPI
+  // 4.1), so the host's first rank asks for a cache line more and the array starts on the next line boundary.
+  // Unaligned, every other 32-byte arc of a walk table straddled two lines: a hop's prefetch fetched one, the hop
+  // missed on the other (walks on the shared table ran at half the speed of walks on an aligned private copy).
   constexpr std::int64_t kLineBytes = 64;
   const std::int64_t asked = bytes + (rank_ == 0 && offsets_.back() > 0 ? kLineBytes : 0);
   void* mine = nullptr;
