@@ -119,10 +119,9 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
     const DistributedGraph g = load_graph(comm, o);
     const double load_seconds = comm.max(load_timer.seconds());
     // The walk engine's arc table, built once per graph as `grf` builds it once per run: every phase below
-    // (all walker counts, halting probabilities and couplings) walks on it.
-    WalkOptions unit;  // the table's unit pass: one walker per node, default halting
-    unit.walkers = 1;
-    const WalkArcs arcs(g, unit);
+    // (all walker counts, halting probabilities and couplings) walks on it. It depends only on the weights and
+    // step rule, the defaults here.
+    const WalkArcs arcs(g, WalkOptions{});
     log.result("bench=load graph=" + spec + " partition=" + o.partition + " ranks=" + std::to_string(p) + " nodes=" + std::to_string(g.n_global()) +
                " edges=" + std::to_string(g.n_edges_global) + " load_seconds=" + fmt(g.report.read_seconds + g.report.assemble_seconds, 3) +
                " partition_seconds=" + fmt(g.report.partition_seconds, 3) + " total_seconds=" + fmt(load_seconds, 3) +
