@@ -6,10 +6,12 @@
 #include "graphrf/core/reuse_freed_memory.hpp"
 #include "graphrf/mpi/main_guard.hpp"
 #include "graphrf/mpi/mpi_environment.hpp"
+#include "graphrf/mpi/one_machine_transport.hpp"
 
 int main(int argc, char** argv) {
   graphrf::restart_with_huge_page_heap(argv);  // may start this executable again, before MPI does
   graphrf::reuse_freed_memory();
+  graphrf::prefer_shared_memory_transport_on_one_machine();
   graphrf::MpiEnvironment env(argc, argv);
   const graphrf::Communicator world(MPI_COMM_WORLD);
 #ifdef GRAPHRF_HAVE_SLEPC
