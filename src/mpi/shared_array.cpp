@@ -1,5 +1,6 @@
 #include "graphrf/mpi/shared_array.hpp"
 
+#include <cerrno>
 #include <exception>
 #include <sys/mman.h>
 
@@ -33,24 +34,33 @@ constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older C libraries do not name i
 // takes one that starts just before the array): left to nobody, the row offsets of the walk table, 4 MB a rank and
 // read at random where a walker arrives from another host, stayed mostly in 4 KiB pages. The collapse keeps what
 // the next rank may be writing meanwhile (the kernel unmaps and copies the small pages under their locks, as
-// khugepaged does).
+// khugepaged does), but fails with EAGAIN on a range whose small pages the next rank is faulting in at that moment:
+// the caller collapses again once every rank of the host has faulted its slice in.
 //   slice, bytes: this rank's slice; huge_from: the lowest start of a range it takes; huge_end: where the view of
 //   the array ends (no 2 MiB page can be mapped past it).
-void fault_in(std::byte* slice, std::int64_t bytes, std::uintptr_t huge_from, std::uintptr_t huge_end) {
+// Returns the ranges to collapse again (empty when none failed for that reason).
+struct HugeRanges {
+  std::uintptr_t begin = 0, end = 0;
+  bool empty() const { return end <= begin; }
+};
+HugeRanges fault_in(std::byte* slice, std::int64_t bytes, std::uintptr_t huge_from, std::uintptr_t huge_end) {
   constexpr std::uintptr_t kPage = 4096, kHugePage = std::uintptr_t{1} << 21;
   const auto begin = reinterpret_cast<std::uintptr_t>(slice);
   const auto end = begin + static_cast<std::uintptr_t>(bytes);
   const std::uintptr_t first_range = (huge_from + kHugePage - 1) & ~(kHugePage - 1);
   const std::uintptr_t ranges_end = std::min((end + kHugePage - 1) & ~(kHugePage - 1), huge_end & ~(kHugePage - 1));
+  HugeRanges busy;
   if (ranges_end > first_range) {
     // Where shmem_enabled is `advise` this alone makes the first touches below take huge pages.
     ::madvise(reinterpret_cast<void*>(first_range), ranges_end - first_range, MADV_HUGEPAGE);
     for (std::uintptr_t range = first_range; range < ranges_end; range += kHugePage)
       *reinterpret_cast<volatile std::byte*>(std::max(range, begin)) = std::byte{0};  // ours, not initialised yet
-    ::madvise(reinterpret_cast<void*>(first_range), ranges_end - first_range, MADV_COLLAPSE);
+    if (::madvise(reinterpret_cast<void*>(first_range), ranges_end - first_range, MADV_COLLAPSE) != 0 && errno == EAGAIN)
+      busy = {first_range, ranges_end};
   }
   const std::uintptr_t page_begin = begin & ~(kPage - 1), page_end = (end + kPage - 1) & ~(kPage - 1);
   ::madvise(reinterpret_cast<void*>(page_begin), page_end - page_begin, MADV_POPULATE_WRITE);
+  return busy;
 }
 
 // A mapping's header line in /proc/self/maps and /proc/self/smaps: "begin-end permissions offset device inode path".
@@ -141,14 +151,19 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     base_ = reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(first) + line - 1) & ~(line - 1));
     map_aligned_view();
   }
+  HugeRanges busy;
   if (bytes > 0) {
     const auto array_begin = reinterpret_cast<std::uintptr_t>(base_);
     const auto array_end = array_begin + static_cast<std::uintptr_t>(offsets_.back());
     const std::uintptr_t view_begin = view_ ? reinterpret_cast<std::uintptr_t>(view_) : array_begin;
     const std::uintptr_t view_end = view_ ? view_begin + view_bytes_ : array_end;
     const bool first_slice = offsets_[static_cast<size_t>(rank_)] == 0;
-    fault_in(this->mine(), bytes, first_slice ? view_begin : reinterpret_cast<std::uintptr_t>(this->mine()), view_end);
+    busy = fault_in(this->mine(), bytes, first_slice ? view_begin : reinterpret_cast<std::uintptr_t>(this->mine()), view_end);
   }
+  // Once every rank has faulted its slice in (the reduction waits for all), no small page is arriving any more:
+  // ranges that were busy collapse now (ranges already in 2 MiB pages return at once).
+  if (host.max(busy.empty() ? 0 : 1) != 0 && !busy.empty())
+    ::madvise(reinterpret_cast<void*>(busy.begin), busy.end - busy.begin, MADV_COLLAPSE);
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
 }
