@@ -27,7 +27,7 @@ GRAPHRF = os.path.join(BUILD, "graphrf")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 
-# Whole runs: the commands (walkers as in its table), outputs to a scratch file.
+# Whole runs: the commands timed (walkers fixed), outputs to a scratch file.
 WHOLE_RUNS = {
     "grf": ["grf", "--walkers", "10", "--out", "{out}"],
     "attention": ["attention", "--partition", "metis", "--walkers", "8", "--out", "{out}"],
