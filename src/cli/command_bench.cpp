@@ -187,7 +187,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
             const double seconds = comm.max(grf_timer.seconds());
             grf_rates.push_back(static_cast<double>(run.walks[0].hops) / seconds);
             grf_bytes = comm.sum(run.walks[0].bytes_sent);
-            mem = std::max(mem, peak_memory_mib());
+            mem = std::max(mem, own_peak_memory_mib());  // the host's shared table once per host, as the bound
             bound_mib = comm.max(grf_memory_with_output(estimate, run).total()) / kMiB;
           }
           const double grf_rate = median_of(grf_rates);

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
+#include <string>
+
+#include "graphrf/mpi/shared_array.hpp"
 
 namespace graphrf {
 
@@ -13,6 +17,40 @@ double peak_memory_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+namespace {
+
+// Resident shared-memory pages this process maps (RssShmem in /proc/self/status), in bytes; 0 where unknown.
+std::int64_t resident_shared_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  std::int64_t kib = 0;
+  while (status >> key) {
+    if (key == "RssShmem:") return status >> kib ? kib * 1024 : 0;
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// The own peak seen when shared windows were unmapped (their peers' pages are then gone from the resident size,
+// not from its high-water mark), and that high-water mark.
+double g_own_peak_at_unmap_mib = 0;
+double g_high_water_at_unmap_mib = 0;
+
+}  // namespace
+
+double own_peak_memory_mib() {
+  const double high_water = peak_memory_mib();
+  const auto peers = static_cast<double>(std::max<std::int64_t>(0, resident_shared_bytes() - own_shared_slice_bytes()));
+  // A high-water mark above the one of the last unmapping was reached since, with the windows alive now mapped.
+  const double since = high_water > g_high_water_at_unmap_mib ? high_water - peers / (1024.0 * 1024.0) : 0.0;
+  return std::max(g_own_peak_at_unmap_mib, since);
+}
+
+void note_own_peak_before_unmapping() {
+  g_own_peak_at_unmap_mib = std::max(g_own_peak_at_unmap_mib, own_peak_memory_mib());
+  g_high_water_at_unmap_mib = peak_memory_mib();
+}
+
 double kernel_cpu_seconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -20,6 +58,7 @@ double kernel_cpu_seconds() {
 }
 
 bool reset_peak_memory() {
+  g_own_peak_at_unmap_mib = g_high_water_at_unmap_mib = 0;
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";  // 5: reset the peak resident set size
   return static_cast<bool>(clear.flush());
@@ -33,7 +72,7 @@ void print_run_summary(const Log& log, const Communicator& comm, double seconds)
   // Read the counter before the reductions below, which send bytes of their own.
   const double sent_mb = static_cast<double>(sent_bytes_total()) / 1e6;
   const MinAvgMax t = min_avg_max(comm, seconds), b = min_avg_max(comm, sent_mb),
-                  m = min_avg_max(comm, peak_memory_mib());
+                  m = min_avg_max(comm, own_peak_memory_mib());
   auto three = [](const MinAvgMax& x, int precision) {
     return fmt(x.min, precision) + " / " + fmt(x.avg, precision) + " / " + fmt(x.max, precision);
   };

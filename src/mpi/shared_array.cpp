@@ -5,12 +5,15 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
+
+#include "graphrf/mpi/run_summary.hpp"
 
 namespace graphrf {
 
@@ -90,7 +93,11 @@ std::int64_t file_offset_of(std::uintptr_t address) {
   return -1;
 }
 
+std::atomic<std::int64_t> g_own_slice_bytes{0};
+
 }  // namespace
+
+std::int64_t own_shared_slice_bytes() { return g_own_slice_bytes.load(); }
 
 // MPI maps the window's segment wherever mmap puts it, and a 2 MiB page can back a range of shared memory only
 // where its address and its offset in the segment's file agree modulo 2 MiB. So each rank maps the array a second
@@ -166,6 +173,7 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     ::madvise(reinterpret_cast<void*>(busy.begin), busy.end - busy.begin, MADV_COLLAPSE);
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  g_own_slice_bytes += bytes;
 }
 
 SharedWindow::SharedWindow(SharedWindow&& other) noexcept
@@ -190,6 +198,8 @@ SharedWindow::~SharedWindow() { release(); }
 
 void SharedWindow::release() noexcept {
   if (win_ == MPI_WIN_NULL) return;
+  note_own_peak_before_unmapping();  // while the peers' pages it maps still count in the resident size
+  g_own_slice_bytes -= offsets_[static_cast<size_t>(rank_) + 1] - offsets_[static_cast<size_t>(rank_)];
   // Freeing is collective: a rank unwinding from an error of its own would wait here for ranks that never come
   // (the main guard aborts the run instead). The window is left to the end of the process.
   // After MPI_Finalize (an object a Python interpreter frees at exit) no MPI call is allowed, nor needed.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/mpi/shared_array.hpp"
 #include "mpi_test_support.hpp"
 
@@ -152,6 +153,35 @@ TEST(SharedArray, TheArrayStartsOnACacheLine) {
       array.synchronize();
     }
   }
+}
+
+// A rank that reads its peers' slices maps their pages: its resident size counts them, its own peak does not (they
+// are its peers'), so a host's peaks add up to its memory. 32 MiB slices, read whole by every rank; MPI's own shared
+// segments (a few MiB touched) are mapped too, hence the margin above.
+TEST(SharedArray, OwnPeakCountsTheHostsArraysOnce) {
+  const HostTopology hosts(world(), 0);
+  const Communicator& host = hosts.host();
+  constexpr std::int64_t kSlice = std::int64_t{32} << 20;
+  if (!reset_peak_memory()) GTEST_SKIP() << "no /proc/self/clear_refs: the peak cannot be restarted";
+  const double before = peak_memory_mib() - own_peak_memory_mib();  // MPI's own shared pages of others
+  const double peers_mib = static_cast<double>((host.size() - 1) * kSlice) / (1 << 20);
+  {
+    SharedArray<double> array(host, kSlice / 8);
+    for (std::int64_t i = 0; i < kSlice / 8; ++i) array.mine()[i] = static_cast<double>(i);
+    array.synchronize();
+    double sum = 0;
+    for (std::int64_t i = 0; i < array.first(host.size()); ++i) sum += array[i];
+    EXPECT_GT(sum, 0.0);
+    const double left_out = peak_memory_mib() - own_peak_memory_mib() - before;
+    EXPECT_GE(left_out, peers_mib - 1) << "host of " << host.size();
+    EXPECT_LE(left_out, peers_mib + 16) << "host of " << host.size();
+    EXPECT_EQ(own_shared_slice_bytes(), kSlice);
+    array.synchronize();
+  }
+  EXPECT_EQ(own_shared_slice_bytes(), 0);
+  // Unmapped, the peers' pages leave the resident size but not its high-water mark: the own peak still leaves them
+  // out (the window recorded it before unmapping).
+  EXPECT_GE(peak_memory_mib() - own_peak_memory_mib() - before, peers_mib - 1) << "host of " << host.size();
 }
 
 TEST(SharedArray, EmptySlicesAreAllowed) {

@@ -16,9 +16,17 @@ struct MinAvgMax {
 };
 MinAvgMax min_avg_max(const Communicator& comm, double local);
 
-// Peak resident memory of this process so far (or since reset_peak_memory), in MiB.
+// Peak resident memory of this process so far (or since reset_peak_memory), in MiB. On a host of several ranks it
+// counts the host's shared arrays in every rank that maps them.
 double peak_memory_mib();
-// Restarts the peak at the current resident size (Linux /proc/self/clear_refs), so that one phase of a
+// peak_memory_mib with the host's shared arrays counted once per host: less the shared pages this rank maps beyond
+// its own slices (its peers' slices, which it reads in place and they count). The heap keeps what it frees
+// (reuse_freed_memory.hpp), so private memory only grows: a high-water mark is reached with the windows of its time
+// mapped, and windows record the figure before they are unmapped (note_own_peak_before_unmapping).
+double own_peak_memory_mib();
+// Called by a shared window before it unmaps its array.
+void note_own_peak_before_unmapping();
+// Restarts the peak (both figures) at the current resident size (Linux /proc/self/clear_refs), so that one phase of a
 // run can be measured on its own. Returns false where that is not possible.
 bool reset_peak_memory();
 // CPU time this process has spent in the kernel so far, in seconds (page faults: mostly clearing fresh pages).

@@ -49,6 +49,10 @@ class SharedWindow {
   std::vector<std::int64_t> offsets_{0};
 };
 
+// Bytes of this process's own slices in the shared windows alive now: what it contributes to its hosts' arrays
+// (the rest of a host array that it maps, it reads in place from its peers' slices).
+std::int64_t own_shared_slice_bytes();
+
 template <class T>
 class SharedArray {
   static_assert(std::is_trivially_copyable_v<T>);
