@@ -4,30 +4,42 @@
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/memory_size.hpp"
+#include "graphrf/mpi/run_summary.hpp"
 
 namespace graphrf {
 
 namespace {
 
-int ranks_on_this_node(const Communicator& comm) {
+// The ranks of `comm` on this node, and the bytes they hold (own_resident_bytes summed).
+struct NodeRanks {
+  int count = 1;
+  std::uint64_t held = 0;
+};
+NodeRanks ranks_on_this_node(const Communicator& comm) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),
             "MPI_Comm_split_type");
-  int size = 1;
-  MPI_Comm_size(node, &size);
+  NodeRanks out;
+  MPI_Comm_size(node, &out.count);
+  const std::uint64_t mine = own_resident_bytes();
+  check_mpi(MPI_Allreduce(&mine, &out.held, 1, MPI_UINT64_T, MPI_SUM, node), "MPI_Allreduce");
   MPI_Comm_free(&node);
-  return size;
+  return out;
 }
 
 }  // namespace
 
 std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes) {
   if (option_bytes > 0) return option_bytes;
-  const int sharing = ranks_on_this_node(comm);
-  const std::uint64_t node_bytes = available_memory_bytes();
-  const std::uint64_t share = node_bytes / static_cast<std::uint64_t>(std::max(sharing, 1));
-  // A rank under an address-space limit (prlimit --as) cannot allocate beyond it whatever the node has.
-  const std::uint64_t mine = smaller_known(node_bytes == 0 ? 0 : std::max<std::uint64_t>(share, 1), address_space_left_bytes());
+  const NodeRanks node = ranks_on_this_node(comm);
+  const std::uint64_t available = available_memory_bytes();
+  const std::uint64_t node_bytes = available == 0 ? 0 : available + node.held;
+  const std::uint64_t share = node_bytes / static_cast<std::uint64_t>(std::max(node.count, 1));
+  // A rank under an address-space limit (prlimit --as) cannot allocate beyond it whatever the node has; what it
+  // holds already is mapped, so it counts on that side too.
+  const std::uint64_t as_left = address_space_left_bytes();
+  const std::uint64_t mine = smaller_known(node_bytes == 0 ? 0 : std::max<std::uint64_t>(share, 1),
+                                           as_left == 0 ? 0 : as_left + own_resident_bytes());
   // Unknown on any rank: no limit anywhere (the maximum of "unknown" markers decides).
   const std::uint64_t unknown = comm.max<std::uint64_t>(mine == 0 ? 1 : 0);
   if (unknown) return 0;

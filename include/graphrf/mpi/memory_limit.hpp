@@ -9,8 +9,10 @@ namespace graphrf {
 
 // Bytes one rank may use: `option_bytes` (--memory-limit, per rank) when non-zero, else the memory its node
 // has available (available_memory_bytes()) divided by the ranks sharing that node, and no more than the
-// address space the rank may still map (RLIMIT_AS, address_space_left_bytes()). The minimum over all
-// ranks, so every rank holds the same value. 0: unknown (no check is made).
+// address space the rank may still map (RLIMIT_AS, address_space_left_bytes()). What the run's ranks hold
+// already (their resident memory, the host's shared arrays once) counts as theirs: a check made after loading
+// compares estimates that include the loaded graph with the memory the run has, not with what is left beside
+// it. The minimum over all ranks, so every rank holds the same value. 0: unknown (no check is made).
 std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes);
 
 // Collective: when need_bytes_per_rank exceeds `limit` (non-zero), every rank throws the same InputError

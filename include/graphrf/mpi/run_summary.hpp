@@ -24,6 +24,9 @@ double peak_memory_mib();
 // (reuse_freed_memory.hpp), so private memory only grows: a high-water mark is reached with the windows of its time
 // mapped, and windows record the figure before they are unmapped (note_own_peak_before_unmapping).
 double own_peak_memory_mib();
+// Resident memory of this process now with the host's shared arrays counted once per host (less the shared pages
+// of other ranks it maps), in bytes: what it holds of the run's memory. 0 where unknown.
+std::uint64_t own_resident_bytes();
 // Called by a shared window before it unmaps its array.
 void note_own_peak_before_unmapping();
 // Restarts the peak (both figures) at the current resident size (Linux /proc/self/clear_refs), so that one phase of a
