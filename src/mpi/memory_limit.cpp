@@ -29,17 +29,21 @@ NodeRanks ranks_on_this_node(const Communicator& comm) {
 
 }  // namespace
 
+std::uint64_t default_memory_limit(std::uint64_t available, std::uint64_t node_held, int node_ranks,
+                                   std::uint64_t address_space_left, std::uint64_t own_held) {
+  const std::uint64_t node_bytes = available == 0 ? 0 : available + node_held;
+  const std::uint64_t share = node_bytes / static_cast<std::uint64_t>(std::max(node_ranks, 1));
+  // A rank under an address-space limit (prlimit --as) cannot allocate beyond it whatever the node has; what it
+  // holds already is mapped, so it counts on that side too.
+  return smaller_known(node_bytes == 0 ? 0 : std::max<std::uint64_t>(share, 1),
+                       address_space_left == 0 ? 0 : address_space_left + own_held);
+}
+
 std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes) {
   if (option_bytes > 0) return option_bytes;
   const NodeRanks node = ranks_on_this_node(comm);
-  const std::uint64_t available = available_memory_bytes();
-  const std::uint64_t node_bytes = available == 0 ? 0 : available + node.held;
-  const std::uint64_t share = node_bytes / static_cast<std::uint64_t>(std::max(node.count, 1));
-  // A rank under an address-space limit (prlimit --as) cannot allocate beyond it whatever the node has; what it
-  // holds already is mapped, so it counts on that side too.
-  const std::uint64_t as_left = address_space_left_bytes();
-  const std::uint64_t mine = smaller_known(node_bytes == 0 ? 0 : std::max<std::uint64_t>(share, 1),
-                                           as_left == 0 ? 0 : as_left + own_resident_bytes());
+  const std::uint64_t mine = default_memory_limit(available_memory_bytes(), node.held, node.count,
+                                                  address_space_left_bytes(), own_resident_bytes());
   // Unknown on any rank: no limit anywhere (the maximum of "unknown" markers decides).
   const std::uint64_t unknown = comm.max<std::uint64_t>(mine == 0 ? 1 : 0);
   if (unknown) return 0;

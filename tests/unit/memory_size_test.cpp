@@ -2,11 +2,13 @@
 // address-space limit, and the budget readers check declared sizes against.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/memory_budget.hpp"
 #include "graphrf/core/memory_size.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 
 using namespace graphrf;
 
@@ -86,4 +88,19 @@ TEST(MemoryBudget, RefusesOnlyBeyondTheBudget) {
     EXPECT_NE(what.find("--memory-limit"), std::string::npos) << what;
   }
   set_memory_budget(0);
+}
+
+// The default --memory-limit counts what the run holds already: a check made after loading compares an estimate
+// that includes the loaded graph with it (a 10^7-node run at np 2 was refused when only the memory left beside the
+// graph counted).
+TEST(MemorySize, TheDefaultLimitCountsWhatTheRunHoldsAlready) {
+  constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+  // 14 GiB left on the node, two ranks holding 8 GiB between them: 11 GiB each, not 7.
+  EXPECT_EQ(default_memory_limit(14 * GiB, 8 * GiB, 2, 0, 4 * GiB), 11 * GiB);
+  EXPECT_EQ(default_memory_limit(14 * GiB, 0, 2, 0, 0), 7 * GiB);  // before loading: nothing held
+  // An address-space limit caps it, what the rank holds counting on that side too.
+  EXPECT_EQ(default_memory_limit(14 * GiB, 8 * GiB, 2, 1 * GiB, 4 * GiB), 5 * GiB);
+  // Unknown figures: the other one decides, or nothing is known.
+  EXPECT_EQ(default_memory_limit(0, 8 * GiB, 2, 3 * GiB, 1 * GiB), 4 * GiB);
+  EXPECT_EQ(default_memory_limit(0, 8 * GiB, 2, 0, 1 * GiB), 0u);
 }

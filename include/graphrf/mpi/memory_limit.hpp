@@ -15,6 +15,11 @@ namespace graphrf {
 // it. The minimum over all ranks, so every rank holds the same value. 0: unknown (no check is made).
 std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t option_bytes);
 
+// The default from the node's figures (0: unknown): (available + node_held) / node_ranks, where node_held is what
+// the run's ranks on the node hold already, and no more than address_space_left + own_held (this rank's holding).
+std::uint64_t default_memory_limit(std::uint64_t available, std::uint64_t node_held, int node_ranks,
+                                   std::uint64_t address_space_left, std::uint64_t own_held);
+
 // Collective: when need_bytes_per_rank exceeds `limit` (non-zero), every rank throws the same InputError
 // "WHAT needs about X per rank, more than the Y per rank this run may use (--memory-limit ...)".
 void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std::uint64_t limit,
