@@ -34,16 +34,19 @@ long double leading_number(const std::string& text) {
   return static_cast<long double>(v);
 }
 
+// The number after `key` (with its colon) in /proc text such as "VmRSS:   1234 kB", or -1 when absent.
+long double field(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  return at == std::string::npos ? -1 : leading_number(text.substr(at + key.size()));
+}
+
 }  // namespace
 
 std::uint64_t available_memory_bytes(const std::string& meminfo, const std::string& cgroup_limit,
                                      const std::string& cgroup_usage) {
   long double available = -1;
-  const auto key = meminfo.find("MemAvailable:");
-  if (key != std::string::npos) {
-    const long double kib = leading_number(meminfo.substr(key + 13));
-    if (kib >= 0) available = kib * 1024;
-  }
+  const long double kib = field(meminfo, "MemAvailable:");
+  if (kib >= 0) available = kib * 1024;
   const long double limit = leading_number(cgroup_limit);
   // cgroup v1 reports "no limit" as a huge number near 2^63: treat anything beyond 2^60 as none.
   if (limit >= 0 && limit < std::ldexp(1.0L, 60)) {
@@ -67,9 +70,7 @@ std::uint64_t available_memory_bytes() {
 
 std::uint64_t address_space_left_bytes(std::uint64_t soft_limit, const std::string& status) {
   if (soft_limit == 0 || soft_limit == static_cast<std::uint64_t>(RLIM_INFINITY)) return 0;
-  long double mapped = 0;
-  const auto key = status.find("VmSize:");
-  if (key != std::string::npos) mapped = std::max<long double>(0, leading_number(status.substr(key + 7))) * 1024;
+  const long double mapped = std::max<long double>(0, field(status, "VmSize:")) * 1024;
   const long double left = static_cast<long double>(soft_limit) - mapped;
   return left < 1 ? 1 : static_cast<std::uint64_t>(left);
 }
@@ -78,6 +79,14 @@ std::uint64_t address_space_left_bytes() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0) return 0;
   return address_space_left_bytes(static_cast<std::uint64_t>(limit.rlim_cur), read_text("/proc/self/status"));
+}
+
+ResidentBytes resident_bytes() {
+  const std::string status = read_text("/proc/self/status");
+  const auto bytes = [&](const char* key) {
+    return static_cast<std::int64_t>(std::max<long double>(0, field(status, key)) * 1024);
+  };
+  return {bytes("VmRSS:"), bytes("RssShmem:")};
 }
 
 std::uint64_t smaller_known(std::uint64_t a, std::uint64_t b) {

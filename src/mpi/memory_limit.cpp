@@ -10,10 +10,10 @@ namespace graphrf {
 
 namespace {
 
-// The ranks of `comm` on this node, and the bytes they hold (own_resident_bytes summed).
+// The ranks of `comm` on this node, the bytes they hold (own_resident_bytes summed) and this rank's part.
 struct NodeRanks {
   int count = 1;
-  std::uint64_t held = 0;
+  std::uint64_t held = 0, mine = 0;
 };
 NodeRanks ranks_on_this_node(const Communicator& comm) {
   MPI_Comm node = MPI_COMM_NULL;
@@ -21,8 +21,8 @@ NodeRanks ranks_on_this_node(const Communicator& comm) {
             "MPI_Comm_split_type");
   NodeRanks out;
   MPI_Comm_size(node, &out.count);
-  const std::uint64_t mine = own_resident_bytes();
-  check_mpi(MPI_Allreduce(&mine, &out.held, 1, MPI_UINT64_T, MPI_SUM, node), "MPI_Allreduce");
+  out.mine = own_resident_bytes();
+  check_mpi(MPI_Allreduce(&out.mine, &out.held, 1, MPI_UINT64_T, MPI_SUM, node), "MPI_Allreduce");
   MPI_Comm_free(&node);
   return out;
 }
@@ -43,7 +43,7 @@ std::uint64_t memory_limit_per_rank(const Communicator& comm, std::uint64_t opti
   if (option_bytes > 0) return option_bytes;
   const NodeRanks node = ranks_on_this_node(comm);
   const std::uint64_t mine = default_memory_limit(available_memory_bytes(), node.held, node.count,
-                                                  address_space_left_bytes(), own_resident_bytes());
+                                                  address_space_left_bytes(), node.mine);
   // Unknown on any rank: no limit anywhere (the maximum of "unknown" markers decides).
   const std::uint64_t unknown = comm.max<std::uint64_t>(mine == 0 ? 1 : 0);
   if (unknown) return 0;

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
-#include <string>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/mpi/shared_array.hpp"
 
 namespace graphrf {
@@ -19,27 +18,8 @@ double peak_memory_mib() {
 
 namespace {
 
-// Resident memory of this process and the part of it that is shared memory (VmRSS and RssShmem in
-// /proc/self/status), in bytes; zeros where unknown.
-struct Resident {
-  std::int64_t all = 0, shared = 0;
-};
-Resident resident_now() {
-  std::ifstream status("/proc/self/status");
-  std::string line, key;
-  Resident out;
-  while (std::getline(status, line)) {
-    std::istringstream fields(line);
-    std::int64_t kib = 0;
-    if (!(fields >> key >> kib)) continue;  // "Name:  graphrf" and the like
-    if (key == "VmRSS:") out.all = kib * 1024;
-    if (key == "RssShmem:") out.shared = kib * 1024;
-  }
-  return out;
-}
-
 // Shared pages this process maps beyond its own slices of live windows: other ranks' slices and MPI's own segments.
-std::int64_t others_shared_bytes(const Resident& r) { return std::max<std::int64_t>(0, r.shared - own_shared_slice_bytes()); }
+std::int64_t others_shared_bytes(const ResidentBytes& r) { return std::max<std::int64_t>(0, r.shared - own_shared_slice_bytes()); }
 
 // The own peak seen when shared windows were unmapped (their peers' pages are then gone from the resident size,
 // not from its high-water mark), and that high-water mark.
@@ -50,14 +30,14 @@ double g_high_water_at_unmap_mib = 0;
 
 double own_peak_memory_mib() {
   const double high_water = peak_memory_mib();
-  const auto peers = static_cast<double>(others_shared_bytes(resident_now()));
+  const auto peers = static_cast<double>(others_shared_bytes(resident_bytes()));
   // A high-water mark above the one of the last unmapping was reached since, with the windows alive now mapped.
   const double since = high_water > g_high_water_at_unmap_mib ? high_water - peers / (1024.0 * 1024.0) : 0.0;
   return std::max(g_own_peak_at_unmap_mib, since);
 }
 
 std::uint64_t own_resident_bytes() {
-  const Resident r = resident_now();
+  const ResidentBytes r = resident_bytes();
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.all - others_shared_bytes(r)));
 }
 

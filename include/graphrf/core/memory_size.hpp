@@ -23,6 +23,13 @@ std::uint64_t address_space_left_bytes();
 // The same from given values: `soft_limit` (RLIM_INFINITY or 0: none) and /proc/self/status text.
 std::uint64_t address_space_left_bytes(std::uint64_t soft_limit, const std::string& status);
 
+// This process's resident memory and the shared-memory part of it (VmRSS and RssShmem in /proc/self/status), in
+// bytes; zeros where unknown.
+struct ResidentBytes {
+  std::int64_t all = 0, shared = 0;
+};
+ResidentBytes resident_bytes();
+
 // The smaller of two byte counts where 0 means unknown (0 only when both are).
 std::uint64_t smaller_known(std::uint64_t a, std::uint64_t b);
 
