@@ -1,5 +1,6 @@
 // radix_sort_by_key against std::stable_sort on the keys: same order, ties in input order, for key bounds that
-// need zero, one, two and three 11-bit passes; sorted_unique against sort + unique + a binary search per entry.
+// need zero, one, two and three 11-bit passes; sorted_unique against sort + unique + a binary search per entry,
+// on both of its paths (marks where the bound is at most twice the entries, the radix sort above it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,7 +32,8 @@ TEST(RadixSort, MatchesAStableComparisonSort) {
 
 TEST(SortedUnique, DistinctValuesAndEachEntrysPosition) {
   std::mt19937_64 rng(8);
-  for (const std::uint64_t bound : {std::uint64_t{1}, std::uint64_t{100}, std::uint64_t{1} << 24}) {
+  for (const std::uint64_t bound : {std::uint64_t{1}, std::uint64_t{100}, std::uint64_t{10000}, std::uint64_t{10001},
+                                    std::uint64_t{1} << 24}) {
     for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5000}}) {
       std::vector<std::int64_t> entries(n);
       for (auto& e : entries) e = static_cast<std::int64_t>(rng() % bound);

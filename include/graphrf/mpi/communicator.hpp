@@ -147,6 +147,18 @@ class Communicator {
     return alltoallv(std::span<const T>(send), send_counts, recv_counts);
   }
 
+  // The same exchange into a buffer the caller sized from exchange_counts (recv_counts): what arrives fills recv
+  // in source rank order. Lets a caller receive behind records it already holds, without a second array.
+  template <class T>
+  void alltoallv_into(std::span<const T> send, const Counts& send_counts, std::span<T> recv, const Counts& recv_counts) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::int64_t total = 0;
+    for (auto c : recv_counts) total += c;
+    if (static_cast<std::int64_t>(recv.size()) != total)
+      throw Error("alltoallv_into: receive buffer of " + std::to_string(recv.size()) + " elements for " + std::to_string(total));
+    alltoallv_bytes(send.data(), send_counts, recv.data(), recv_counts, sizeof(T));
+  }
+
   // Tells each rank how many elements every other rank will send it.
   Counts exchange_counts(const Counts& send_counts) const;
 
