@@ -209,6 +209,32 @@ TEST(DistributedGraph, PartitionFileIsFollowed) {
   }
 }
 
+// Parts that are runs in canonical order but not the loader's blocks (uneven, and part 1 empty from 3 ranks on):
+// rows keep their indices, each rank holds exactly its run, in order, and the graph is the grid.
+TEST(DistributedGraph, RunsOtherThanTheLoadersBlocksMoveOnlyTheirEnds) {
+  const int p = world().size();
+  auto part_of = [&](std::int64_t i) {
+    const auto q = static_cast<int>(i * i * p / 1296);  // 36 nodes: i^2 / 36^2 of the way through the ranks
+    return p >= 3 && q == 1 ? 0 : q;
+  };
+  std::string parts;
+  std::int64_t below = 0, mine = 0;
+  for (std::int64_t i = 0; i < 36; ++i) {
+    parts += std::to_string(part_of(i)) + "\n";
+    below += part_of(i) < world().rank();
+    mine += part_of(i) == world().rank();
+  }
+  SharedTempFile file("runs.part", parts);
+  const auto g = load("grid:6x6", "file:" + file.path());
+  ASSERT_EQ(g.n_local(), mine);
+  EXPECT_EQ(g.first(), below);
+  for (std::int64_t i = 0; i < g.n_local(); ++i) {
+    EXPECT_EQ(g.canonical_index[size_t(i)], below + i);
+    EXPECT_EQ(g.original_id[size_t(i)], below + i);
+  }
+  expect_same_entries(gather_entries(g, true), expected_grid(6, 6, true));
+}
+
 // Parts that are runs in canonical order are recognised (their cut then needs no messages, and the rows keep
 // their indices); scattered parts are not. Both cuts against a count over the grid's edges written here.
 TEST(Partitioner, ContiguousPartsAndTheirCut) {
