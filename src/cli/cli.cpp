@@ -53,8 +53,8 @@ void add_graph_options(po::options_description& desc, GraphArguments& a) {
        "edge-list node ids: auto (decided by the first edge line: integer when its ids are, else string), integer, or "
        "string (names, ordered by their bytes; /nodes/id becomes 0..N-1 and /nodes/name holds the names)")
       ("memory-limit", optional_value(&a.memory_limit),
-       "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory divided among "
-       "its ranks); inputs and runs that need more are refused before any work");
+       "memory per rank this run may use, e.g. 4G or 512M (default: the node's available memory plus what the run's "
+       "ranks there already hold, divided among them); inputs and runs that need more are refused before any work");
   desc.add(group);
 }
 

@@ -56,8 +56,8 @@ void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std
   if (limit == 0 || need <= static_cast<double>(limit)) return;
   throw InputError(what + " needs about " + format_bytes(need) + " per rank, more than the " +
                        format_bytes(static_cast<double>(limit)) +
-                       " per rank this run may use (--memory-limit; default: the node's available memory "
-                       "divided among its ranks, within the address-space limit)",
+                       " per rank this run may use (--memory-limit; default: the node's available memory plus what "
+                       "the run's ranks there already hold, divided among them, within the address-space limit)",
                    /*collective=*/true);
 }
 
