@@ -86,6 +86,7 @@ class WalkSimulation {
       const bool assembled = sink_ && sink_->make_progress();
       const bool worked = work() || grouped || assembled;
       const double now = timer.seconds();
+      if (worked) busy_seconds_ = now;
       if (!worked || now - last_flush >= kBatchFlushSeconds) {
         walkers_out_.flush();
         deposits_out_.flush();
@@ -102,6 +103,7 @@ class WalkSimulation {
     result.endpoint_counts = owned_endpoint_counts();
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
+    result.stats.busy_seconds = busy_seconds_;
     return result;
   }
 
@@ -873,6 +875,7 @@ class WalkSimulation {
   std::vector<std::int64_t> histogram_;
   bool all_finished_ = false;
   double last_progress_ = -1e300;
+  double busy_seconds_ = 0;  // when this rank last found work (see WalkStatistics::busy_seconds)
 };
 
 }  // namespace

@@ -59,6 +59,7 @@ struct WalkStatistics {
   // This rank's traffic and time.
   std::int64_t messages_sent = 0, bytes_sent = 0;
   double walk_seconds = 0;
+  double busy_seconds = 0;  // until this rank's last step of work (walking, building rows); then it waited for others
 };
 
 struct WalkLimits {
