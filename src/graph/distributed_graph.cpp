@@ -31,10 +31,16 @@ std::int64_t DistributedGraph::ghost_slot(std::int64_t global) const {
 
 namespace {
 
+// The columns this rank does not own, ascending, and each remote arc's position among them (in arc order).
+SortedUnique remote_columns(const DistributedGraph& g) {
+  return sorted_unique_outside(g.col, g.first(), g.n_local(), static_cast<std::uint64_t>(g.n_global()));
+}
+
 // Every arc's source (see DistributedGraph::arc_sources) and the ghosts: the distinct columns this rank does
 // not own, ascending.
+
 std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> arc_sources_and_ghosts(const DistributedGraph& g) {
-  SortedUnique ghosts = sorted_unique_outside(g.col, g.first(), g.n_local(), static_cast<std::uint64_t>(g.n_global()));
+  SortedUnique ghosts = remote_columns(g);
   std::vector<std::int64_t> source(g.col.size());
   size_t next = 0;
   for (size_t k = 0; k < g.col.size(); ++k) {
@@ -212,10 +218,8 @@ void move_boundary_rows(const Communicator& comm, CanonicalGraph graph, const Bl
   };
   g.col = std::move(graph.col);
   g.weight = std::move(graph.weight);
-  g.original_id = std::move(graph.original_id);
   keep_range(g.col, arc0, arc1);
   keep_range(g.weight, arc0, arc1);
-  keep_range(g.original_id, static_cast<std::int64_t>(row0), static_cast<std::int64_t>(row0 + kept_rows));
   const auto below_arcs = std::span<const ArcRecord>(arcs).first(static_cast<size_t>(arcs_below));
   const auto above_arcs = std::span<const ArcRecord>(arcs).subspan(static_cast<size_t>(arcs_below));
   auto dst_of = [](std::span<const ArcRecord> a) {
@@ -251,7 +255,7 @@ void move_boundary_rows(const Communicator& comm, CanonicalGraph graph, const Bl
   };
   add_arrived(0, static_cast<size_t>(nodes_below));
   for (size_t i = 0; i < kept_rows; ++i, ++row) {
-    original_id.push_back(g.original_id[i]);
+    original_id.push_back(graph.original_id[row0 + i]);
     row_ptr[row + 1] = row_ptr[row] + graph.row_ptr[row0 + i + 1] - graph.row_ptr[row0 + i];
   }
   add_arrived(static_cast<size_t>(nodes_below), nodes.size());
@@ -298,7 +302,7 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
 
   // Ghosts, their degrees, and the symmetric normalisation (remote arcs find their ghost through the slots, in
   // arc order: no array of every arc's source, 8 bytes an arc, is needed here).
-  SortedUnique ghosts = sorted_unique_outside(g.col, g.first(), g.n_local(), static_cast<std::uint64_t>(g.n_global()));
+  SortedUnique ghosts = remote_columns(g);
   g.ghosts = std::move(ghosts.values);
   g.ghost_exchange = GhostExchange(comm, g.dist, g.ghosts);
   g.degree.assign(n_mine, 0.0);
