@@ -114,10 +114,13 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
   // The engine's arcs: the graph's, plus at most one self-loop per row under --weights combinatorial.
   const double arcs = static_cast<double>(g.col.size()) + (walk.weights == WeightMode::combinatorial ? rows : 0.0);
   // The graph, plus the walk engine's row pointers and arc table (and cumulative weights): this rank's rows, its
-  // slice of its host's shared table, so the host's table counts once over its ranks.
+  // slice of its host's shared table, so the host's table counts once over its ranks (with, on a shared host, a
+  // copy of the rows' original ids).
+  const bool shared_host = g.hosts && g.hosts->size() > 1;
   m.graph_bytes = bytes_of(g.original_id) + bytes_of(g.canonical_index) + bytes_of(g.row_ptr) + bytes_of(g.col) +
                   bytes_of(g.weight) + bytes_of(g.normalized_weight) + bytes_of(g.degree) + bytes_of(g.ghosts) +
-                  bytes_of(g.ghost_degree) + 8 * (rows + 1) + kWalkArcBytes * arcs + (walk.step == StepRule::weighted ? 8 * arcs : 0);
+                  bytes_of(g.ghost_degree) + 8 * (rows + 1) + (shared_host ? 8 * rows : 0) + kWalkArcBytes * arcs +
+                  (walk.step == StepRule::weighted ? 8 * arcs : 0);
   // The output is sized for output_entries() in Phi and M_t alike (reserved, so it counts in full).
   const double entries = static_cast<double>(output_entries(g, walk, per_row, length_resolved));
   const bool keep = length_resolved == LengthResolvedRows::keep;

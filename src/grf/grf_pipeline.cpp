@@ -9,6 +9,7 @@
 #include "graphrf/grf/dense_gather.hpp"
 #include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/grf/grf_row_assembler.hpp"
+#include "graphrf/grf/peer_rows.hpp"
 #include "graphrf/grf/spectral_radius.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -75,11 +76,21 @@ GrfRun compute_grf(const DistributedGraph& g, const KernelSpec& kernel, const Wa
     GrfRowAssembler assembler(g.first(), g.n_local(), walk.walkers, run.f, open_row_limit(walk, limits),
                               limits.output_entries > 0 ? limits.output_entries : expected_entries(walk, g.n_local()),
                               rows_starting_walkers(g, walk), length_resolved);
+    // On one host, a rank that runs out of its own rows walks and builds the back end of a peer's, then hands
+    // them over (peer_rows.hpp).
+    assembler.build_rows_for_peers();
     WalkResult result = run_walks(g, o, log, limits, &assembler, arcs);
     run.walks.push_back(result.stats);
     Timer timer;
     AssembledGrf rows;
-    collective_try(comm, [&] { rows = assembler.finish(); });
+    collective_try(comm, [&] { rows = assembler.finish(result.own_rows_end); });
+    if (result.stats.rows_walked_by_peers > 0) {
+      std::vector<PeerRows> built;
+      collective_try(comm, [&] { built = assembler.finish_peer_rows(); });
+      collective_try(comm, [&] {
+        rows = return_peer_rows(comm, std::move(rows), result.own_rows_end, g.n_local(), std::move(built));
+      });
+    }
     run.by_length.push_back(std::move(rows.by_length));
     run.phi.push_back(std::move(rows.phi));
     run.assemble_seconds += comm.max(timer.seconds());

@@ -29,7 +29,8 @@ GrfRowAssembler::GrfRowAssembler(std::int64_t first_row, std::int64_t n_local, s
       walkers_(walkers),
       f_(std::move(f)),
       starts_(std::move(starts)),
-      keep_by_length_(rows == LengthResolvedRows::keep) {
+      keep_by_length_(rows == LengthResolvedRows::keep),
+      expected_entries_(std::max<std::int64_t>(expected_entries, 0)) {
   window_ = std::clamp<std::int64_t>(max_open_rows, 1, std::max<std::int64_t>(n_local, 1));
   const size_t ring = std::min<size_t>(std::bit_ceil(static_cast<size_t>(window_)), kFirstRing);
   storage_.resize(ring);
@@ -104,7 +105,26 @@ void GrfRowAssembler::walkers_finished(std::uint32_t row, std::int64_t walkers, 
 bool GrfRowAssembler::make_progress() {
   const std::int64_t before = next_row_;
   build_complete_rows(kRowsPerBuild);
-  return next_row_ > before;
+  bool built = next_row_ > before;
+  for (auto& p : peers_) built |= p.rows->make_progress();
+  return built;
+}
+
+DepositSink* GrfRowAssembler::peer_rows(int peer, std::int64_t first_global, std::int64_t first_local, std::int64_t rows) {
+  if (!builds_peer_rows_) return nullptr;
+  // Sized like this rank's rows, pro rata: the peer's rows are drawn from the same graph.
+  const std::int64_t entries = expected_entries_ * rows / std::max<std::int64_t>(n_local_, 1);
+  peers_.push_back({peer, first_local,
+                    std::make_unique<GrfRowAssembler>(first_global, rows, walkers_, f_, window_, entries, std::vector<bool>{},
+                                                      keep_by_length_ ? LengthResolvedRows::keep : LengthResolvedRows::drop)});
+  return peers_.back().rows.get();
+}
+
+std::vector<PeerRows> GrfRowAssembler::finish_peer_rows() {
+  std::vector<PeerRows> out;
+  for (auto& p : peers_) out.push_back({p.owner, p.first_local, p.rows->finish()});
+  peers_.clear();
+  return out;
 }
 
 void GrfRowAssembler::build_complete_rows(std::int64_t max_rows) {
@@ -141,7 +161,11 @@ void GrfRowAssembler::fault_in_output_ahead() {
   m_value_ahead_.follow(out_.by_length.value);
 }
 
-AssembledGrf GrfRowAssembler::finish() {
+AssembledGrf GrfRowAssembler::finish(std::int64_t own_rows) {
+  if (own_rows < next_row_ || own_rows > n_local_)
+    throw Error("GRF assembly: " + std::to_string(own_rows) + " own rows asked for, " + std::to_string(next_row_) +
+                " built of " + std::to_string(n_local_));
+  n_local_ = own_rows;
   build_complete_rows(n_local_);
   if (next_row_ < n_local_) {
     const auto& r = slot(static_cast<std::uint32_t>(next_row_));

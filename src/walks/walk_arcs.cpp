@@ -1,5 +1,7 @@
 #include "graphrf/walks/walk_arcs.hpp"
 
+#include <algorithm>
+
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/walks/load_factors.hpp"
@@ -75,6 +77,7 @@ void WalkArcs::build_own(const DistributedGraph& g, const WalkOptions& o) {
   arc_data_ = arcs_.data();
   row_data_ = row_ptr_.data();
   cumulative_data_ = cumulative_.data();
+  id_data_ = g.original_id.data();
 }
 
 // Every rank of the host walks on the shared table. Private copies of it (an earlier version took them when the
@@ -96,6 +99,8 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   // One row pointer per node of the host; the host's last rank adds the end of the last row.
   const bool last = host.rank() == host.size() - 1;
   shared_row_ptr_ = SharedArray<std::int64_t>(host, g.n_local() + (last ? 1 : 0));
+  shared_ids_ = SharedArray<std::int64_t>(host, g.n_local());
+  std::copy(g.original_id.begin(), g.original_id.end(), shared_ids_.mine());
   std::int64_t* row_ptr = shared_row_ptr_.mine();
   std::int64_t next = shared_arcs_.first(host.rank());
   for (size_t i = 0; i < n; ++i) {
@@ -116,6 +121,7 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   arc_data_ = shared_arcs_.data();
   row_data_ = shared_row_ptr_.data();
   cumulative_data_ = shared_cumulative_.data();
+  id_data_ = shared_ids_.data();
 }
 
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {

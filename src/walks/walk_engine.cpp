@@ -11,6 +11,7 @@
 #include "graphrf/mpi/counted_termination.hpp"
 #include "graphrf/walks/load_factors.hpp"
 #include "graphrf/walks/repelling_packs.hpp"
+#include "graphrf/walks/start_row_claims.hpp"
 #include "graphrf/walks/walk_hop.hpp"
 
 namespace graphrf {
@@ -60,6 +61,16 @@ class WalkSimulation {
     sigma_pairs_ = o.quantile < 0 && termination_of(o.coupling) == Termination::sigma;
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(host_end_ - host_first_), 0);
     if (o.teleport_dangling) build_teleport_table();
+    start_ids_ = table->original_ids();
+    if (shares_start_rows()) claims_.emplace(hosts_->host(), g.n_local());
+  }
+
+  // Whether start rows are shared out inside the host (see walk_engine.hpp): the whole run is one host, so no
+  // walker started for a peer leaves it and every visit of its row stays with the rank that walks it. The same
+  // answer on every rank.
+  bool shares_start_rows() const {
+    return hosts_ && hosts_->count() == 1 && !repelling_ && o_.start_every == 1 && !limits_.deposit_endpoints &&
+           (!sink_ || sink_->builds_peer_rows());
   }
 
   // Whether a node is this rank's (its start rows) / on this rank's host (walked here without a message).
@@ -100,6 +111,7 @@ class WalkSimulation {
     // After the last walker: receive exactly the deposit batches others sent here.
     exchange_.drain(deposits_out_, [&](const Arrival& a) { receive(a); });
     WalkResult result;
+    result.own_rows_end = claims_ ? claims_->own_end() : g_.n_local();
     result.endpoint_counts = owned_endpoint_counts();
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
@@ -162,6 +174,8 @@ class WalkSimulation {
     std::uint64_t next_word = 0;
     std::vector<Deposit> visits;  // this walker's deposits for a row of another rank, flushed as one run
     std::vector<RowVisit>* home = nullptr;  // or its start row's buffer, when that row is ours
+    DepositSink* row_sink = nullptr;        // the sink of its start row when that is walked here, and its number
+    std::uint32_t sink_row = 0;             // there (this rank's local row, or a peer's row in a peer_rows sink)
     bool home_later = false;  // row mode: the start row's buffer is asked for at its first visit (at p_halt 0.5
                               // and one walker, half the rows have none and need no buffer)
     std::int64_t home_count = 0;            // visits appended there, not yet reported to the sink
@@ -195,9 +209,10 @@ class WalkSimulation {
       lane.home_count = 0;
       // A walker back at home puts its visits straight into its row's buffer (when the sink offers one).
       lane.home_later = false;
-      lane.home = record_visits_ && is_local(lane.w.start)
-                      ? sink_->visit_buffer(static_cast<std::uint32_t>(lane.w.start - first_))
-                      : nullptr;
+      const bool home = record_visits_ && is_local(lane.w.start);
+      lane.row_sink = home ? sink_ : nullptr;
+      lane.sink_row = static_cast<std::uint32_t>(lane.w.start - first_);
+      lane.home = home ? sink_->visit_buffer(lane.sink_row) : nullptr;
       lane.word = step_word(o_, lane.w.start_id, lane.w.walker, lane.w.step, lane.random);
       if (prepared) return Refill::same_round;
       __builtin_prefetch(&row_ptr_[host_row(lane.w.at)]);
@@ -215,26 +230,74 @@ class WalkSimulation {
     __builtin_prefetch(&row_ptr_[host_row(queue_[k].at)]);
   }
 
-  // Start nodes of this rank whose random roots are computed ahead, a batch at a time, in ascending order: the
-  // Philox calls of a batch overlap, and a lane that takes one makes its first step at once.
+  // Start nodes whose random roots are computed ahead, a batch at a time, in ascending order within each claim:
+  // the Philox calls of a batch overlap, and a lane that takes one makes its first step at once.
   struct PreparedRow {
-    std::int64_t local, id, begin, degree;  // the node, its original id and its arcs
+    std::int64_t start, id, begin, degree;  // the node (global index), its original id and its arcs
     StartNodeStreams root;
     std::uint64_t first_word;  // walker 0's word at step 0
+    DepositSink* sink;         // where its visits go, as row sink_row
+    std::uint32_t sink_row;
   };
+
+  // Start rows being prepared: local rows of their owner (this rank, or a host peer whose rows were claimed), the
+  // sink their visits go to and the owner's local row that is that sink's row 0.
+  struct Claim {
+    RowRange rows;
+    std::int64_t owner_first = 0;  // global index of the owner's local row 0
+    DepositSink* sink = nullptr;
+    std::int64_t sink_first = 0;
+    bool own = true;
+  };
+
+  // The next start rows to prepare: all of this rank's at once, or with shared rows a batch of its own, then the
+  // back half of a peer's unstarted rows. False when none are left.
+  bool next_claim() {
+    if (!claims_) {
+      if (own_rows_given_) return false;
+      own_rows_given_ = true;
+      claim_ = Claim{{0, g_.n_local()}, first_, sink_, 0, true};
+      return !claim_.rows.empty();
+    }
+    const RowRange own = claims_->claim_own(static_cast<std::int64_t>(prepared_.size()));
+    if (!own.empty()) {
+      claim_ = Claim{own, first_, sink_, 0, true};
+      return true;
+    }
+    if (peers_emptied_) return false;
+    const std::optional<StartRowClaims::PeerRows> taken = claims_->claim_from_peer(limits_.min_shared_rows);
+    if (!taken) {  // what peers have left only shrinks: no later attempt could succeed
+      peers_emptied_ = true;
+      return false;
+    }
+    const int owner = hosts_->first_rank(hosts_->index()) + taken->peer;
+    const std::int64_t owner_first = g_.dist.first(owner);
+    DepositSink* sink = nullptr;
+    if (sink_) {
+      sink = sink_->peer_rows(owner, owner_first + taken->rows.begin, taken->rows.begin, taken->rows.size());
+      if (!sink) throw Error("run_walks: the deposit sink builds peer rows but gave no sink for them");
+    }
+    claim_ = Claim{taken->rows, owner_first, sink, taken->rows.begin, false};
+    rows_for_peers_ += taken->rows.size();
+    return true;
+  }
 
   // Whether a start node is left to take (refilling the batch when it ran out).
   bool prepared_row_left() {
     if (prepared_head_ < prepared_count_) return true;
     prepared_head_ = prepared_count_ = 0;
-    for (; prepared_count_ < prepared_.size() && prepare_cursor_ < g_.n_local(); ++prepare_cursor_)
-      if (is_start(prepare_cursor_)) {
-        const auto v = host_row(first_ + prepare_cursor_);
-        const std::int64_t id = g_.original_id[static_cast<size_t>(prepare_cursor_)];
-        const StartNodeStreams root = roots_(id);
-        prepared_[prepared_count_++] = {prepare_cursor_, id, row_ptr_[v], row_ptr_[v + 1] - row_ptr_[v], root,
-                                        root.walker(0).word(0)};
-      }
+    while (prepared_count_ < prepared_.size()) {
+      if (claim_.rows.empty() && !next_claim()) break;
+      const std::int64_t local = claim_.rows.begin++;
+      if (claim_.own && !is_start(local)) continue;
+      const std::int64_t start = claim_.owner_first + local;
+      const auto v = host_row(start);
+      const std::int64_t id = start_ids_[v];
+      const StartNodeStreams root = roots_(id);
+      prepared_[prepared_count_++] = {start, id, row_ptr_[v], row_ptr_[v + 1] - row_ptr_[v], root,
+                                      root.walker(0).word(0), claim_.sink,
+                                      static_cast<std::uint32_t>(local - claim_.sink_first)};
+    }
     return prepared_count_ > 0;
   }
 
@@ -243,9 +306,11 @@ class WalkSimulation {
   bool start_row(Lane& lane) {
     if (repelling_ || !prepared_row_left() || in_flight() >= limits_.max_walkers_in_flight) return false;
     const PreparedRow& row = prepared_[prepared_head_];
-    if (sink_ && !sink_->can_start_row(row.local)) return false;
+    if (row.sink && !row.sink->can_start_row(row.sink_row)) return false;
     ++prepared_head_;
-    const std::int64_t start = first_ + row.local;
+    const std::int64_t start = row.start;
+    lane.row_sink = row.sink;
+    lane.sink_row = row.sink_row;
     lane.row_mode = true;
     lane.live = true;
     lane.w = Walker{row.id, start, start, 0, 0, 1.0};
@@ -417,7 +482,7 @@ class WalkSimulation {
   void record_visit(Lane& lane) {
     const Walker& w = lane.w;
     if (lane.home_later) [[unlikely]] {
-      lane.home = sink_->visit_buffer(static_cast<std::uint32_t>(w.start - first_));
+      lane.home = lane.row_sink->visit_buffer(lane.sink_row);
       lane.home_later = false;
     }
     if (lane.home) {
@@ -472,9 +537,7 @@ class WalkSimulation {
 
   void end_row(Lane& lane) {
     report_home_visits(lane);
-    if (lane.row_walkers_ended > 0)
-      sink_->walkers_finished(static_cast<std::uint32_t>(lane.w.start - first_), lane.row_walkers_ended,
-                              lane.row_hops_ended);
+    if (lane.row_walkers_ended > 0) lane.row_sink->walkers_finished(lane.sink_row, lane.row_walkers_ended, lane.row_hops_ended);
     lane.row_walkers_ended = lane.row_hops_ended = 0;
     lane.live = false;
   }
@@ -490,7 +553,7 @@ class WalkSimulation {
 
   // Visits appended to the lane's home row, told to the sink (at a row's end, or when a lone walker is done).
   void report_home_visits(Lane& lane) {
-    if (lane.home_count > 0) sink_->visits_appended(static_cast<std::uint32_t>(lane.w.start - first_), lane.home_count);
+    if (lane.home_count > 0) lane.row_sink->visits_appended(lane.sink_row, lane.home_count);
     lane.home_count = 0;
   }
 
@@ -499,7 +562,12 @@ class WalkSimulation {
   // deposits).
   void flush_remote_visits(Lane& lane) {
     if (lane.visits.empty()) return;
-    deposit_run(lane.w.start, lane.visits.data(), lane.visits.size());
+    if (lane.row_mode && lane.row_sink != sink_) {  // a peer's row walked here
+      for (Deposit& d : lane.visits) d.row = lane.sink_row;
+      lane.row_sink->add_visits(lane.sink_row, lane.visits);
+    } else {
+      deposit_run(lane.w.start, lane.visits.data(), lane.visits.size());
+    }
     lane.visits.clear();
   }
 
@@ -808,6 +876,7 @@ class WalkSimulation {
     s.teleports = c.sum(teleports_);
     s.truncated = c.sum(truncated_);
     s.cross_rank_hops = c.sum(cross_hops_);
+    s.rows_walked_by_peers = c.sum(rows_for_peers_);
     s.length_histogram = c.sum(histogram_);
     s.messages_sent = exchange_.messages_sent();
     s.bytes_sent = exchange_.bytes_sent();
@@ -854,7 +923,12 @@ class WalkSimulation {
   std::int64_t next_node_ = 0;  // the generation cursor of repelling packs
   std::array<PreparedRow, 16> prepared_{};
   size_t prepared_head_ = 0, prepared_count_ = 0;
-  std::int64_t prepare_cursor_ = 0;
+  const std::int64_t* start_ids_ = nullptr;   // the host's nodes' original ids (the arc table's)
+  std::optional<StartRowClaims> claims_;      // when start rows are shared out inside the host
+  Claim claim_;                               // rows being prepared
+  bool own_rows_given_ = false;               // without claims: this rank's rows went into claim_
+  bool peers_emptied_ = false;                // no peer has rows left to take
+  std::int64_t rows_for_peers_ = 0;           // peers' start rows walked here
   StartNodeRoots roots_{o_};
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
   bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;

@@ -2,12 +2,18 @@
 // a message, so only hops onto another host count as crossings; the rows, the walk statistics and PageRank's
 // endpoint counts are bitwise those of every rank its own host (host size 1, the message path), for every
 // partition, coupling and batch size, and the host's arc table links every arc whose target lies on the host.
+// On one host, rows that a rank walked and built for a peer come back to their owner bitwise.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 
+#include "graphrf/core/timer.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
+#include "graphrf/grf/peer_rows.hpp"
+#include "graphrf/mpi/shared_array.hpp"
 #include "graphrf/walks/walk_engine.hpp"
 #include "mpi_test_support.hpp"
 
@@ -168,4 +174,76 @@ TEST(HostWalks, ALargeSharedHostTableWalksAsTheMessagePath) {
     rows.push_back(rows_by_id(g, run.phi[0]));
   }
   EXPECT_TRUE(rows[0] == rows[1]);
+}
+
+namespace {
+
+// Rank 0's rows as a sink that opens none past its first 16 until a peer has taken some of them (a flag in the
+// host's shared memory, set by the peer's peer_rows), so that every rank count above one shares rows for certain.
+// After 60 s it gives up waiting and the test fails on its count of shared rows instead of hanging.
+class HoldRankZeroUntilShared final : public DepositSink {
+ public:
+  HoldRankZeroUntilShared(GrfRowAssembler& rows, const Communicator& host)
+      : rows_(rows), flag_(host, host.rank() == 0 ? 1 : 0), rank_(host.rank()) {
+    if (rank_ == 0) flag().store(0);
+    flag_.synchronize();
+  }
+  void add_visits(std::uint32_t row, std::span<const Deposit> visits) override { rows_.add_visits(row, visits); }
+  std::vector<RowVisit>* visit_buffer(std::uint32_t row) override { return rows_.visit_buffer(row); }
+  void visits_appended(std::uint32_t row, std::int64_t count) override { rows_.visits_appended(row, count); }
+  void walkers_finished(std::uint32_t row, std::int64_t walkers, std::int64_t hops) override {
+    rows_.walkers_finished(row, walkers, hops);
+  }
+  bool make_progress() override { return rows_.make_progress(); }
+  bool can_start_row(std::int64_t row) const override {
+    return rows_.can_start_row(row) && (rank_ != 0 || row < 16 || flag().load() != 0 || timer_.seconds() > 60);
+  }
+  bool builds_peer_rows() const override { return true; }
+  DepositSink* peer_rows(int peer, std::int64_t first_global, std::int64_t first_local, std::int64_t rows) override {
+    if (peer == 0) flag().store(1);
+    return rows_.peer_rows(peer, first_global, first_local, rows);
+  }
+
+ private:
+  std::atomic_ref<std::uint64_t> flag() const { return std::atomic_ref<std::uint64_t>(flag_[0]); }
+  GrfRowAssembler& rows_;
+  SharedArray<std::uint64_t> flag_;
+  int rank_;
+  Timer timer_;
+};
+
+}  // namespace
+
+// Rows that peers on the host walked and built for their owner come back to it bitwise as the message path
+// (every rank its own host, fixed ranges) builds them, Phi and M_t alike.
+TEST(HostWalks, RowsBuiltByPeersComeBackBitwise) {
+  const int p = world().size();
+  const WalkOptions o = walk_options(Coupling::iid);
+  const DistributedGraph apart_graph = load_on_hosts("random:2000:4:5", "block", 1);
+  const GrfRun apart = compute_grf(apart_graph, diffusion(), o, GrfEstimator::symmetric, quiet_log());
+  const DistributedGraph g = load_on_hosts("random:2000:4:5", "block", 0);
+  ASSERT_EQ(g.first(), apart_graph.first());  // block partitions: the same rows on each rank for every host size
+  GrfRowAssembler assembler(g.first(), g.n_local(), o.walkers, apart.f, 64, 0);
+  assembler.build_rows_for_peers();
+  HoldRankZeroUntilShared sink(assembler, g.hosts->host());
+  WalkLimits limits;
+  limits.min_shared_rows = 8;
+  const WalkResult walks = run_walks(g, o, quiet_log(), limits, &sink);
+  AssembledGrf rows = assembler.finish(walks.own_rows_end);
+  rows = return_peer_rows(world(), std::move(rows), walks.own_rows_end, g.n_local(), assembler.finish_peer_rows());
+  EXPECT_EQ(rows.phi.indptr, apart.phi[0].indptr);
+  EXPECT_EQ(rows.phi.col, apart.phi[0].col);
+  EXPECT_EQ(rows.phi.value, apart.phi[0].value);
+  EXPECT_EQ(rows.by_length.indptr, apart.by_length[0].indptr);
+  EXPECT_EQ(rows.by_length.col, apart.by_length[0].col);
+  EXPECT_EQ(rows.by_length.length, apart.by_length[0].length);
+  EXPECT_EQ(rows.by_length.value, apart.by_length[0].value);
+  EXPECT_EQ(walks.stats.hops, apart.walks[0].hops);
+  EXPECT_EQ(walks.stats.length_histogram, apart.walks[0].length_histogram);
+  if (p == 1) {
+    EXPECT_EQ(walks.stats.rows_walked_by_peers, 0);
+  } else {
+    EXPECT_GT(walks.stats.rows_walked_by_peers, 0);
+    if (world().rank() == 0) EXPECT_LT(walks.own_rows_end, g.n_local());
+  }
 }

@@ -9,6 +9,7 @@
 // partition.
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,14 @@ namespace graphrf {
 struct AssembledGrf {
   LengthResolvedGrf by_length;
   SparseRows phi;
+};
+
+// Rows a rank built for a peer on its host (start_row_claims.hpp): the peer's local rows first_local ..
+// first_local + rows.phi.n_local() - 1.
+struct PeerRows {
+  int owner;  // rank
+  std::int64_t first_local;
+  AssembledGrf rows;
 };
 
 class GrfRowAssembler final : public DepositSink {
@@ -41,12 +50,21 @@ class GrfRowAssembler final : public DepositSink {
   bool can_start_row(std::int64_t row) const override {
     return row < next_row_ + window_;
   }
+  // Lets the walks give this rank peers' rows to build when it runs out of its own; the caller then hands them
+  // to their owners (return_peer_rows in peer_rows.hpp).
+  void build_rows_for_peers() { builds_peer_rows_ = true; }
+  bool builds_peer_rows() const override { return builds_peer_rows_; }
+  DepositSink* peer_rows(int peer, std::int64_t first_global, std::int64_t first_local, std::int64_t rows) override;
 
   std::int64_t rows_done() const { return next_row_; }
   // Most visits held at once in open rows (the in-flight part of the memory).
   std::int64_t peak_pending_visits() const { return peak_pending_; }
   // The assembled rows; throws Error naming the first incomplete row if the walks did not account for all.
-  AssembledGrf finish();
+  AssembledGrf finish() { return finish(n_local_); }
+  // The same for this rank's first own_rows rows, when peers walked the others (WalkResult::own_rows_end).
+  AssembledGrf finish(std::int64_t own_rows);
+  // The rows built for peers, each range checked complete as finish() checks.
+  std::vector<PeerRows> finish_peer_rows();
 
  private:
   struct OpenRow {
@@ -67,6 +85,14 @@ class GrfRowAssembler final : public DepositSink {
   std::vector<double> f_;
   std::vector<bool> starts_;
   bool keep_by_length_;
+  std::int64_t expected_entries_;
+  bool builds_peer_rows_ = false;
+  struct PeerAssembler {
+    int owner;
+    std::int64_t first_local;
+    std::unique_ptr<GrfRowAssembler> rows;
+  };
+  std::vector<PeerAssembler> peers_;
   std::int64_t window_ = 1;     // rows open at once at most
   // Ring of a power-of-two size, doubled up to >= window_ when rows run ahead: row r lives in slot r % size
   // while open. The slots point into storage_, so that an open row never moves.

@@ -50,6 +50,9 @@ class WalkArcs {
   const HopArc* arcs() const { return arc_data_; }
   const std::int64_t* row_ptr() const { return row_data_; }  // per host node (index - first()), into arcs()
   const double* cumulative() const { return cumulative_data_; }  // weighted steps only
+  // The host's nodes' original ids (index - first()): the keys of the random draws of walks a rank starts at a
+  // peer's node (start_row_claims.hpp).
+  const std::int64_t* original_ids() const { return id_data_; }
   double build_seconds() const { return build_seconds_; }
 
  private:
@@ -69,9 +72,11 @@ class WalkArcs {
   SharedArray<HopArc> shared_arcs_;
   SharedArray<std::int64_t> shared_row_ptr_;
   SharedArray<double> shared_cumulative_;
+  SharedArray<std::int64_t> shared_ids_;
   const HopArc* arc_data_ = nullptr;
   const std::int64_t* row_data_ = nullptr;
   const double* cumulative_data_ = nullptr;
+  const std::int64_t* id_data_ = nullptr;
   double build_seconds_ = 0;
 };
 

@@ -9,8 +9,15 @@
 // or when the rank runs out of local work; receives are polled between work items; there is no per-step barrier.
 // Every visit deposits the walker's running load: straight into its start row's buffer on the rank that started
 // it, or, from another host, in batches to the owner of the walk's start node, handed to its DepositSink there
-// and followed by a completion record (the walker's hop count) when the walker ends away from home. Walker and deposit batches also leave when the rank runs out of work or every 5 ms, so that rows
-// complete and release their memory.
+// and followed by a completion record (the walker's hop count) when the walker ends away from home. Walker and
+// deposit batches also leave when the rank runs out of work or every 5 ms, so that rows complete and release
+// their memory.
+//
+// When the whole run is one host of several ranks, start rows are shared out for balance (start_row_claims.hpp):
+// a rank that has run out of its own start rows takes the back half of a peer's unstarted ones, walks them (no
+// walker ever leaves a single host) and puts their visits into the sink the caller gives it for that peer's rows
+// (DepositSink::peer_rows), or none when walkers only move. Sinks that cannot hand rows back (builds_peer_rows()
+// false), endpoint deposits, repelling packs and --start-every keep fixed ranges.
 //
 // The load is the importance weight of Eq. 10 there: after t hops, w~(walk) / p(walk prefix), the product
 // over its hops u -> v of W_uv / P(that hop | the walk so far), i.e. of W_uv deg(u) / (1 - p) for a uniform
@@ -56,6 +63,7 @@ struct WalkStatistics {
   std::vector<std::int64_t> length_histogram;  // walks by number of hops, 0..max_length (global)
   std::int64_t cross_rank_hops = 0;    // hops onto another host's node (global; with every rank its own host,
                                        // another rank's)
+  std::int64_t rows_walked_by_peers = 0;  // start rows walked by a rank of their host other than their owner (global)
   // This rank's traffic and time.
   std::int64_t messages_sent = 0, bytes_sent = 0;
   double walk_seconds = 0;
@@ -74,10 +82,17 @@ struct WalkLimits {
   // With a GRF sink: the entries this rank's rows are expected to hold, to size its output (0: one per
   // expected visit, far too many when walks revisit a small neighbourhood).
   std::int64_t output_entries = 0;
+  // On one host of several ranks, a rank takes a peer's unstarted start rows only when at least twice this many
+  // are left (a hand-over costs a sink and a message of built rows; the owner walks a hundred rows in tens of
+  // microseconds).
+  std::int64_t min_shared_rows = 64;
 };
 
 struct WalkResult {
   std::vector<std::int64_t> endpoint_counts;  // per owned node, with limits.count_endpoints
+  // This rank's start rows from here on were walked by peers on its host (with a sink, their rows built there:
+  // DepositSink::peer_rows); n_local when none were.
+  std::int64_t own_rows_end = 0;
   WalkStatistics stats;
 };
 
