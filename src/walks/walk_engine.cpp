@@ -69,8 +69,12 @@ class WalkSimulation {
   // walker started for a peer leaves it and every visit of its row stays with the rank that walks it. The same
   // answer on every rank.
   bool shares_start_rows() const {
-    return hosts_ && hosts_->count() == 1 && !repelling_ && o_.start_every == 1 && !limits_.deposit_endpoints &&
-           (!sink_ || sink_->builds_peer_rows());
+    if (!hosts_ || hosts_->count() != 1 || repelling_ || o_.start_every != 1 || limits_.deposit_endpoints ||
+        (sink_ && !sink_->builds_peer_rows()))
+      return false;
+    for (int r = 0; r < p_; ++r)  // claim words hold 32-bit rows
+      if (g_.dist.count(r) >= (std::int64_t{1} << 32)) return false;
+    return true;
   }
 
   // Whether a node is this rank's (its start rows) / on this rank's host (walked here without a message).

@@ -92,6 +92,7 @@ TEST(HostWalks, RowsAndStatisticsAreThoseOfTheMessagePathAndOnlyHostsAreCrossed)
   tiny.walker_batch = 1;
   tiny.deposit_batch = 2;
   tiny.max_walkers_in_flight = 3;
+  tiny.min_shared_rows = 1;  // on one host, ranks take each other's rows whenever they run out
   for (const std::string partition : {"block", "metis"})
     for (Coupling coupling : {Coupling::iid, Coupling::repelling})
       for (const WalkLimits& limits : {WalkLimits{}, tiny}) {
@@ -123,6 +124,7 @@ TEST(HostWalks, EndpointCountsAreTheOwnersWhereverOnTheHostWalksEnd) {
     const DistributedGraph g = load_on_hosts("random:80:4:5", "block", host_size);
     WalkLimits limits;
     limits.count_endpoints = true;
+    limits.min_shared_rows = 1;  // walks started for a peer end where they end: counted for the node's owner
     const WalkResult r = run_walks(g, o, quiet_log(), limits);
     ASSERT_EQ(r.endpoint_counts.size(), size_t(g.n_local()));
     std::int64_t total = 0;
