@@ -17,7 +17,9 @@ void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const 
            fmt(100.0 * static_cast<double>(s.cross_rank_hops) / std::max<double>(1.0, static_cast<double>(s.hops)), 1) +
            "% crossed hosts), " + std::to_string(s.dead_ends) + " stopped at dead ends, " + std::to_string(s.truncated) +
            " truncated at max-length" +
-           (s.rows_walked_by_peers > 0 ? ", " + std::to_string(s.rows_walked_by_peers) + " start nodes walked by a host peer for balance" : ""));
+           (s.rows_walked_by_peers > 0
+                ? ", " + std::to_string(s.rows_walked_by_peers) + " start nodes walked by a host peer for balance"
+                : ""));
   if (walk.fixed_length) {
     log.info("truncation  --fixed-length " + std::to_string(walk.max_length) + ": the estimate is of sum_{t<=T} f_t W^t by design; "
              "the rest of the series is at most " + sci(run.truncation_bias_bound) + " in the 2-norm");

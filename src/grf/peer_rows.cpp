@@ -47,12 +47,12 @@ class Transfers {
     auto* p = static_cast<std::byte*>(data);
     for (std::int64_t done = 0; done < bytes;) {
       const auto n = std::min<std::int64_t>(bytes - done, Communicator::max_message_bytes());
-      requests_.emplace_back();
+      MPI_Request* request = requests_.emplace_back().start();
       if (send) {
-        check_mpi(MPI_Isend(p + done, static_cast<int>(n), MPI_BYTE, peer, kPeerRowsTag, comm_.get(), requests_.back().start()), "MPI_Isend");
+        check_mpi(MPI_Isend(p + done, static_cast<int>(n), MPI_BYTE, peer, kPeerRowsTag, comm_.get(), request), "MPI_Isend");
         count_sent_bytes(n);
       } else {
-        check_mpi(MPI_Irecv(p + done, static_cast<int>(n), MPI_BYTE, peer, kPeerRowsTag, comm_.get(), requests_.back().start()), "MPI_Irecv");
+        check_mpi(MPI_Irecv(p + done, static_cast<int>(n), MPI_BYTE, peer, kPeerRowsTag, comm_.get(), request), "MPI_Irecv");
       }
       done += n;
     }
@@ -89,8 +89,10 @@ AssembledGrf return_peer_rows(const Communicator& comm, AssembledGrf own, std::i
   };
   std::vector<Arrival> ranges;
   for (int r = 0, k = 0; r < comm.size(); ++r)
-    for (std::int64_t c = 0; c < from[static_cast<size_t>(r)]; ++c) ranges.push_back({arriving[static_cast<size_t>(k++)], r});
-  std::sort(ranges.begin(), ranges.end(), [](const Arrival& a, const Arrival& b) { return a.header.first_local < b.header.first_local; });
+    for (std::int64_t c = 0; c < from[static_cast<size_t>(r)]; ++c)
+      ranges.push_back({arriving[static_cast<size_t>(k++)], r});
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Arrival& a, const Arrival& b) { return a.header.first_local < b.header.first_local; });
   const bool keep = !own.by_length.indptr.empty();
   std::int64_t rows = own_rows_end, phi_end = static_cast<std::int64_t>(own.phi.col.size()),
                m_end = static_cast<std::int64_t>(own.by_length.col.size());

@@ -541,7 +541,8 @@ class WalkSimulation {
 
   void end_row(Lane& lane) {
     report_home_visits(lane);
-    if (lane.row_walkers_ended > 0) lane.row_sink->walkers_finished(lane.sink_row, lane.row_walkers_ended, lane.row_hops_ended);
+    if (lane.row_walkers_ended > 0)
+      lane.row_sink->walkers_finished(lane.sink_row, lane.row_walkers_ended, lane.row_hops_ended);
     lane.row_walkers_ended = lane.row_hops_ended = 0;
     lane.live = false;
   }

@@ -43,7 +43,8 @@ TEST(StartRowClaims, RanksOfAHostClaimEveryRowOnce) {
   for (size_t k = 0; k < all.size(); k += 3)
     for (std::int64_t i = all[k + 1]; i < all[k + 2]; ++i) ++claimed[static_cast<size_t>(all[k])][static_cast<size_t>(i)];
   for (int r = 0; r < p; ++r)
-    for (std::int64_t i = 0; i < rows_of(r); ++i) ASSERT_EQ(claimed[static_cast<size_t>(r)][static_cast<size_t>(i)], 1) << "rank " << r << " row " << i;
+    for (std::int64_t i = 0; i < rows_of(r); ++i)
+      ASSERT_EQ(claimed[static_cast<size_t>(r)][static_cast<size_t>(i)], 1) << "rank " << r << " row " << i;
   // The owner's own claims are exactly rows 0 .. own_end - 1.
   std::int64_t own_rows = 0;
   for (size_t k = 0; k < mine.size(); k += 3)
