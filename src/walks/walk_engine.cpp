@@ -254,6 +254,10 @@ class WalkSimulation {
     bool own = true;
   };
 
+  // A rank's own rows are claimed this many at a time: a claim is a locked instruction, which waits for the lanes'
+  // loads in flight, and a batch is what a peer can no longer take (64 rows walk in tens of microseconds).
+  static constexpr std::int64_t kOwnRowsPerClaim = 64;
+
   // The next start rows to prepare: all of this rank's at once, or with shared rows a batch of its own, then the
   // back half of a peer's unstarted rows. False when none are left.
   bool next_claim() {
@@ -263,7 +267,7 @@ class WalkSimulation {
       claim_ = Claim{{0, g_.n_local()}, first_, sink_, 0, true};
       return !claim_.rows.empty();
     }
-    const RowRange own = claims_->claim_own(static_cast<std::int64_t>(prepared_.size()));
+    const RowRange own = claims_->claim_own(kOwnRowsPerClaim);
     if (!own.empty()) {
       claim_ = Claim{own, first_, sink_, 0, true};
       return true;
