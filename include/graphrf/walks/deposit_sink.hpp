@@ -64,8 +64,8 @@ class DepositSink {
   // Whether this rank may walk rows of a peer on its host when it runs out of its own (start_row_claims.hpp); the
   // caller then hands the rows built for peers back to their owners after the walks.
   virtual bool builds_peer_rows() const { return false; }
-  // Where the visits of peer rows go: the sink for host peer `peer`'s local rows first_local .. first_local + rows
-  // - 1 (global first_global ..), numbered from 0 in its calls; it lives as long as this sink.
+  // Where the visits of peer rows go: the sink for rank `peer`'s (same host) local rows first_local .. first_local
+  // + rows - 1 (global first_global ..), numbered from 0 in its calls; it lives as long as this sink.
   virtual DepositSink* peer_rows(int /*peer*/, std::int64_t /*first_global*/, std::int64_t /*first_local*/,
                                  std::int64_t /*rows*/) {
     return nullptr;
