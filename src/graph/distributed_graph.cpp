@@ -38,7 +38,6 @@ SortedUnique remote_columns(const DistributedGraph& g) {
 
 // Every arc's source (see DistributedGraph::arc_sources) and the ghosts: the distinct columns this rank does
 // not own, ascending.
-
 std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> arc_sources_and_ghosts(const DistributedGraph& g) {
   SortedUnique ghosts = remote_columns(g);
   std::vector<std::int64_t> source(g.col.size());

@@ -9,6 +9,11 @@ namespace graphrf {
 
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "claim words are shared between processes");
 
+namespace {
+// The fewest rows left that a peer may take half of.
+std::int64_t fewest_to_share(std::int64_t min_rows) { return 2 * std::max<std::int64_t>(min_rows, 1); }
+}  // namespace
+
 RowRange claim_front(std::atomic_ref<std::uint64_t> word, std::int64_t max_rows) {
   std::uint64_t seen = word.load(std::memory_order_relaxed);
   for (;;) {
@@ -24,7 +29,7 @@ RowRange claim_back(std::atomic_ref<std::uint64_t> word, std::int64_t min_rows) 
   std::uint64_t seen = word.load(std::memory_order_relaxed);
   for (;;) {
     const RowRange left = unclaimed(seen);
-    if (left.size() < 2 * std::max<std::int64_t>(min_rows, 1)) return {};
+    if (left.size() < fewest_to_share(min_rows)) return {};
     const std::int64_t take = left.size() / 2;
     if (word.compare_exchange_weak(seen, claim_word(left.begin, left.end - take), std::memory_order_relaxed))
       return {left.end - take, left.end};
@@ -44,7 +49,7 @@ std::optional<StartRowClaims::PeerRows> StartRowClaims::claim_from_peer(std::int
   // once (a host has few ranks next to the rows a claim moves).
   for (int attempt = 0; attempt < size_; ++attempt) {
     int fullest = -1;
-    std::int64_t most = 2 * std::max<std::int64_t>(min_rows, 1) - 1;
+    std::int64_t most = fewest_to_share(min_rows) - 1;
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
       const std::int64_t left = unclaimed(word(r).load(std::memory_order_relaxed)).size();
