@@ -3,25 +3,81 @@
 #include <algorithm>
 
 #include "graphrf/mpi/ghost_exchange.hpp"
+#include "graphrf/mpi/request.hpp"
+#include "graphrf/mpi/traffic.hpp"
 
 namespace graphrf {
+
+namespace {
+
+constexpr int kFetchTag = 7501;
+// Replies are packed a message at a time, into one of two buffers of this size: the whole reply (S and z, 288 MB a
+// rank on random:1000000:10 as two hosts) never exists on the owner, whose memory stays what its own rows need.
+constexpr std::int64_t kPackBytes = std::int64_t{8} << 20;
+
+// Rows per message for rows of `width` doubles: a message stays within the pack buffer and
+// Communicator::max_message_bytes(), but holds at least one row.
+std::int64_t rows_per_message(std::int64_t width) {
+  const std::int64_t bytes = std::min(kPackBytes, Communicator::max_message_bytes());
+  return std::max<std::int64_t>(1, bytes / (width * static_cast<std::int64_t>(sizeof(double))));
+}
+
+}  // namespace
 
 std::vector<double> fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
                                std::span<const double> owned, std::int64_t width) {
   const auto p = static_cast<size_t>(comm.size());
+  const auto me = static_cast<size_t>(comm.rank());
+  const auto w = static_cast<size_t>(width);
   Counts counts(p, 0);
   for (auto g : needed) ++counts[static_cast<size_t>(dist.owner(g))];  // sorted: owners form runs
   Counts asked_counts;
   const auto asked = comm.alltoallv(needed, counts, &asked_counts);
-  const std::int64_t first = dist.first(comm.rank());
-  std::vector<double> reply(asked.size() * static_cast<size_t>(width));
-  for (size_t k = 0; k < asked.size(); ++k) {
-    const auto row = static_cast<size_t>(asked[k] - first) * static_cast<size_t>(width);
-    std::copy(owned.begin() + static_cast<std::ptrdiff_t>(row), owned.begin() + static_cast<std::ptrdiff_t>(row) + width,
-              reply.begin() + static_cast<std::ptrdiff_t>(k * static_cast<size_t>(width)));
+  std::vector<std::int64_t> at(p + 1, 0), asked_at(p + 1, 0);  // where each rank's rows start in out / in asked
+  for (size_t r = 0; r < p; ++r) {
+    at[r + 1] = at[r] + counts[r];
+    asked_at[r + 1] = asked_at[r] + asked_counts[r];
   }
-  for (auto& c : asked_counts) c *= width;
-  return comm.alltoallv(reply, asked_counts);
+  const std::int64_t first = dist.first(comm.rank());
+  const auto pack = [&](std::int64_t from, std::int64_t rows, double* to) {  // asked rows from .. from + rows
+    for (std::int64_t k = 0; k < rows; ++k)
+      std::copy_n(owned.data() + static_cast<size_t>(asked[static_cast<size_t>(from + k)] - first) * w, w, to + static_cast<size_t>(k) * w);
+  };
+
+  std::vector<double> out(needed.size() * w);
+  const std::int64_t per_message = rows_per_message(width);
+  std::vector<Request> receives;
+  for (size_t r = 0; r < p; ++r)
+    for (std::int64_t done = 0; r != me && done < counts[r]; done += per_message) {
+      const auto rows = std::min(per_message, counts[r] - done);
+      check_mpi(MPI_Irecv(out.data() + static_cast<size_t>(at[r] + done) * w, static_cast<int>(rows * width), MPI_DOUBLE,
+                          static_cast<int>(r), kFetchTag, comm.get(), receives.emplace_back().start()),
+                "MPI_Irecv");
+    }
+  pack(asked_at[me], asked_counts[me], out.data() + static_cast<size_t>(at[me]) * w);  // rows a rank asks itself for
+  // Replies go round the ranks from the next one (not every rank to rank 0 first), each message packed into the
+  // buffer whose previous message has left.
+  std::vector<double> buffers[2];
+  Request sent[2];
+  int next = 0;
+  for (size_t step = 1; step < p; ++step) {
+    const size_t r = (me + step) % p;
+    for (std::int64_t done = 0; done < asked_counts[r]; done += per_message) {
+      const auto rows = std::min(per_message, asked_counts[r] - done);
+      sent[next].wait();
+      std::vector<double>& buffer = buffers[next];
+      if (buffer.empty()) buffer.resize(static_cast<size_t>(per_message) * w);
+      pack(asked_at[r] + done, rows, buffer.data());
+      check_mpi(MPI_Isend(buffer.data(), static_cast<int>(rows * width), MPI_DOUBLE, static_cast<int>(r), kFetchTag,
+                          comm.get(), sent[next].start()),
+                "MPI_Isend");
+      count_sent_bytes(rows * width * static_cast<std::int64_t>(sizeof(double)));
+      next = 1 - next;
+    }
+  }
+  for (Request& r : sent) r.wait();
+  for (Request& r : receives) r.wait();
+  return out;
 }
 
 std::vector<double> fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopology>& hosts,

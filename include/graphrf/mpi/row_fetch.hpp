@@ -1,7 +1,8 @@
 #pragma once
 // Fetches fixed-width rows of a row-distributed table from their owners: each rank asks for the rows it
-// needs (sorted, unique global indices) and receives them in that order. One alltoallv of indices and one
-// of values; counts are 64-bit throughout.
+// needs (sorted, unique global indices) and receives them in that order. One alltoallv of indices, then the
+// rows point to point, straight into the result, in messages of at most 8 MiB that owners pack one or two at a
+// time; counts are 64-bit throughout.
 #include <cstdint>
 #include <memory>
 #include <span>

@@ -1,0 +1,46 @@
+// fetch_rows on the message path: rows arrive in the order asked for, with the values their owners hold, when a
+// rank asks every rank (itself included) for rows, asks some for none, and the rows travel in many messages (a
+// message limit that cuts a rank's rows at 1, 2 and 3 rows, and one smaller than a row).
+#include <gtest/gtest.h>
+
+#include "graphrf/mpi/row_fetch.hpp"
+#include "mpi_test_support.hpp"
+
+using namespace graphrf;
+using graphrf::testing::world;
+
+namespace {
+
+// Row `global`, column c, as its owner holds it.
+double value_of(std::int64_t global, std::int64_t c) { return static_cast<double>(global) * 8.0 + static_cast<double>(c) + 0.5; }
+
+}  // namespace
+
+TEST(FetchRows, RowsArriveInTheOrderAskedForInManyMessages) {
+  const Communicator& comm = world();
+  const int me = comm.rank(), p = comm.size();
+  // Uneven parts: rank r owns 5 + 3 r rows.
+  std::vector<std::int64_t> offsets{0};
+  for (int r = 0; r < p; ++r) offsets.push_back(offsets.back() + 5 + 3 * r);
+  const BlockDistribution dist(offsets);
+  const std::int64_t width = 3;
+  std::vector<double> owned;
+  for (std::int64_t g = dist.first(me); g < dist.first(me) + dist.count(me); ++g)
+    for (std::int64_t c = 0; c < width; ++c) owned.push_back(value_of(g, c));
+  // Every (me + 1)-th row of the graph, its own included; none of rank (me + 1) % p's when there are several ranks.
+  std::vector<std::int64_t> needed;
+  for (std::int64_t g = me % 2; g < dist.total(); g += me + 1)
+    if (p == 1 || dist.owner(g) != (me + 1) % p) needed.push_back(g);
+  const std::int64_t saved = Communicator::max_message_bytes();
+  const auto row_bytes = width * static_cast<std::int64_t>(sizeof(double));
+  for (std::int64_t limit : {row_bytes, 2 * row_bytes + 5, 3 * row_bytes, row_bytes - 1, saved}) {
+    Communicator::set_max_message_bytes(limit);
+    const std::vector<double> rows = fetch_rows(comm, dist, needed, owned, width);
+    Communicator::set_max_message_bytes(saved);
+    ASSERT_EQ(rows.size(), needed.size() * static_cast<size_t>(width)) << "limit " << limit;
+    for (size_t k = 0; k < needed.size(); ++k)
+      for (std::int64_t c = 0; c < width; ++c)
+        EXPECT_EQ(rows[k * static_cast<size_t>(width) + static_cast<size_t>(c)], value_of(needed[k], c))
+            << "limit " << limit << ", row " << needed[k] << ", column " << c;
+  }
+}
