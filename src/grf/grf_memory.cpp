@@ -114,18 +114,21 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
   // The engine's arcs: the graph's, plus at most one self-loop per row under --weights combinatorial.
   const double arcs = static_cast<double>(g.col.size()) + (walk.weights == WeightMode::combinatorial ? rows : 0.0);
   // The graph, plus the walk engine's row pointers and arc table (and cumulative weights): this rank's rows, its
-  // slice of its host's shared table, so the host's table counts once over its ranks (with, on a shared host, a
-  // copy of the rows' original ids).
-  const bool shared_host = g.hosts && g.hosts->size() > 1;
+  // slice of its host's shared table, so the host's table counts once over its ranks (with, when the run is one
+  // host of several ranks, a copy of the rows' original ids: then ranks also walk each other's start rows).
+  const bool shared_ids = g.hosts && g.hosts->size() > 1 && g.hosts->count() == 1;
   m.graph_bytes = bytes_of(g.original_id) + bytes_of(g.canonical_index) + bytes_of(g.row_ptr) + bytes_of(g.col) +
                   bytes_of(g.weight) + bytes_of(g.normalized_weight) + bytes_of(g.degree) + bytes_of(g.ghosts) +
-                  bytes_of(g.ghost_degree) + 8 * (rows + 1) + (shared_host ? 8 * rows : 0) + kWalkArcBytes * arcs +
+                  bytes_of(g.ghost_degree) + 8 * (rows + 1) + (shared_ids ? 8 * rows : 0) + kWalkArcBytes * arcs +
                   (walk.step == StepRule::weighted ? 8 * arcs : 0);
   // The output is sized for output_entries() in Phi and M_t alike (reserved, so it counts in full).
   const double entries = static_cast<double>(output_entries(g, walk, per_row, length_resolved));
   const bool keep = length_resolved == LengthResolvedRows::keep;
-  m.output_bytes = ensembles * (entries * ((keep ? kLengthResolvedEntryBytes : 0) + kPhiEntryBytes) +
-                                rows * kIndptrBytes * (keep ? 2 : 1));
+  const double one_ensemble = entries * ((keep ? kLengthResolvedEntryBytes : 0) + kPhiEntryBytes) + rows * kIndptrBytes * (keep ? 2 : 1);
+  // When the run is one host of several ranks, a rank that runs out of start rows builds peers' rows too (up to
+  // max_peer_row_share of its own count, sized like its own) and holds them until the ensemble's walks end.
+  const double peer_share = shared_ids ? std::max(0.0, limits.max_peer_row_share) : 0.0;
+  m.output_bytes = (ensembles + peer_share) * one_ensemble;
   // Open rows' visits (vectors up to twice their size), the walker queue and per-destination batches of
   // walkers and deposits, each possibly twice (being filled and being sent).
   const double open_rows = static_cast<double>(std::min<std::int64_t>(open_row_limit(walk, limits), std::max<std::int64_t>(g.n_local(), 1)));

@@ -25,12 +25,12 @@ RowRange claim_front(std::atomic_ref<std::uint64_t> word, std::int64_t max_rows)
   }
 }
 
-RowRange claim_back(std::atomic_ref<std::uint64_t> word, std::int64_t min_rows) {
+RowRange claim_back(std::atomic_ref<std::uint64_t> word, std::int64_t min_rows, std::int64_t max_rows) {
   std::uint64_t seen = word.load(std::memory_order_relaxed);
   for (;;) {
     const RowRange left = unclaimed(seen);
-    if (left.size() < fewest_to_share(min_rows)) return {};
-    const std::int64_t take = left.size() / 2;
+    if (left.size() < fewest_to_share(min_rows) || max_rows <= 0) return {};
+    const std::int64_t take = std::min(left.size() / 2, max_rows);
     if (word.compare_exchange_weak(seen, claim_word(left.begin, left.end - take), std::memory_order_relaxed))
       return {left.end - take, left.end};
   }
@@ -44,7 +44,7 @@ StartRowClaims::StartRowClaims(const Communicator& host, std::int64_t own_rows)
   words_.synchronize();
 }
 
-std::optional<StartRowClaims::PeerRows> StartRowClaims::claim_from_peer(std::int64_t min_rows) {
+std::optional<StartRowClaims::PeerRows> StartRowClaims::claim_from_peer(std::int64_t min_rows, std::int64_t max_rows) {
   // The peer with the most left first; another may have been emptied meanwhile, so try them all in that order
   // once (a host has few ranks next to the rows a claim moves).
   for (int attempt = 0; attempt < size_; ++attempt) {
@@ -59,7 +59,7 @@ std::optional<StartRowClaims::PeerRows> StartRowClaims::claim_from_peer(std::int
       }
     }
     if (fullest < 0) return std::nullopt;
-    const RowRange rows = claim_back(word(fullest), min_rows);
+    const RowRange rows = claim_back(word(fullest), min_rows, max_rows);
     if (!rows.empty()) return PeerRows{fullest, rows};
   }
   return std::nullopt;

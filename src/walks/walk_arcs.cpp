@@ -99,8 +99,11 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   // One row pointer per node of the host; the host's last rank adds the end of the last row.
   const bool last = host.rank() == host.size() - 1;
   shared_row_ptr_ = SharedArray<std::int64_t>(host, g.n_local() + (last ? 1 : 0));
-  shared_ids_ = SharedArray<std::int64_t>(host, g.n_local());
-  std::copy(g.original_id.begin(), g.original_id.end(), shared_ids_.mine());
+  // The ids serve only walks a rank starts at a peer's node, which happen only when the run is one host.
+  if (hosts.count() == 1) {
+    shared_ids_ = SharedArray<std::int64_t>(host, g.n_local());
+    std::copy(g.original_id.begin(), g.original_id.end(), shared_ids_.mine());
+  }
   std::int64_t* row_ptr = shared_row_ptr_.mine();
   std::int64_t next = shared_arcs_.first(host.rank());
   for (size_t i = 0; i < n; ++i) {
@@ -121,7 +124,7 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   arc_data_ = shared_arcs_.data();
   row_data_ = shared_row_ptr_.data();
   cumulative_data_ = shared_cumulative_.data();
-  id_data_ = shared_ids_.data();
+  id_data_ = hosts.count() == 1 ? shared_ids_.data() : nullptr;
 }
 
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {

@@ -258,6 +258,11 @@ class WalkSimulation {
   // loads in flight, and a batch is what a peer can no longer take (64 rows walk in tens of microseconds).
   static constexpr std::int64_t kOwnRowsPerClaim = 64;
 
+  // The most peers' rows this rank walks (WalkLimits::max_peer_row_share).
+  std::int64_t max_peer_rows() const {
+    return static_cast<std::int64_t>(limits_.max_peer_row_share * static_cast<double>(g_.n_local()));
+  }
+
   // The next start rows to prepare: all of this rank's at once, or with shared rows a batch of its own, then the
   // back half of a peer's unstarted rows. False when none are left.
   bool next_claim() {
@@ -273,8 +278,11 @@ class WalkSimulation {
       return true;
     }
     if (peers_emptied_) return false;
-    const std::optional<StartRowClaims::PeerRows> taken = claims_->claim_from_peer(limits_.min_shared_rows);
-    if (!taken) {  // what peers have left only shrinks: no later attempt could succeed
+    const std::int64_t room = max_peer_rows() - rows_for_peers_;
+    const std::optional<StartRowClaims::PeerRows> taken =
+        room >= std::max<std::int64_t>(limits_.min_shared_rows, 1) ? claims_->claim_from_peer(limits_.min_shared_rows, room)
+                                                                  : std::nullopt;
+    if (!taken) {  // what peers have left only shrinks, and so does the room: no later attempt could succeed
       peers_emptied_ = true;
       return false;
     }
@@ -300,7 +308,7 @@ class WalkSimulation {
       if (claim_.own && !is_start(local)) continue;
       const std::int64_t start = claim_.owner_first + local;
       const auto v = host_row(start);
-      const std::int64_t id = start_ids_[v];
+      const std::int64_t id = claim_.own ? g_.original_id[static_cast<size_t>(local)] : start_ids_[v];
       const StartNodeStreams root = roots_(id);
       prepared_[prepared_count_++] = {start, id, row_ptr_[v], row_ptr_[v + 1] - row_ptr_[v], root,
                                       root.walker(0).word(0), claim_.sink,
@@ -932,7 +940,7 @@ class WalkSimulation {
   std::int64_t next_node_ = 0;  // the generation cursor of repelling packs
   std::array<PreparedRow, 16> prepared_{};
   size_t prepared_head_ = 0, prepared_count_ = 0;
-  const std::int64_t* start_ids_ = nullptr;   // the host's nodes' original ids (the arc table's)
+  const std::int64_t* start_ids_ = nullptr;   // the host's nodes' original ids (the arc table's): peers' rows
   std::optional<StartRowClaims> claims_;      // when start rows are shared out inside the host
   Claim claim_;                               // rows being prepared
   bool own_rows_given_ = false;               // without claims: this rank's rows went into claim_

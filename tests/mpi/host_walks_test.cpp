@@ -252,3 +252,31 @@ TEST(HostWalks, RowsBuiltByPeersComeBackBitwise) {
     if (world().rank() == 0) EXPECT_LT(walks.own_rows_end, g.n_local());
   }
 }
+
+// A rank walks at most WalkLimits::max_peer_row_share of its own row count in peers' rows (the share the memory
+// estimate counts), even while rank 0 holds back all but 16 of its rows; the rows still come back bitwise.
+TEST(HostWalks, APeerWalksAtMostItsShareOfPeersRows) {
+  const int p = world().size();
+  const WalkOptions o = walk_options(Coupling::iid);
+  const DistributedGraph apart_graph = load_on_hosts("random:2000:4:5", "block", 1);
+  const GrfRun apart = compute_grf(apart_graph, diffusion(), o, GrfEstimator::symmetric, quiet_log());
+  const DistributedGraph g = load_on_hosts("random:2000:4:5", "block", 0);
+  GrfRowAssembler assembler(g.first(), g.n_local(), o.walkers, apart.f, 64, 0);
+  assembler.build_rows_for_peers();
+  HoldRankZeroUntilShared sink(assembler, g.hosts->host());
+  WalkLimits limits;
+  limits.min_shared_rows = 4;
+  limits.max_peer_row_share = 0.02;  // 10 to 20 rows of 500 to 1000: far fewer than rank 0 holds back
+  const WalkResult walks = run_walks(g, o, quiet_log(), limits, &sink);
+  AssembledGrf rows = assembler.finish(walks.own_rows_end);
+  std::vector<PeerRows> built = assembler.finish_peer_rows();
+  std::int64_t built_rows = 0;
+  for (const PeerRows& r : built) built_rows += r.rows.phi.n_local();
+  EXPECT_LE(built_rows, static_cast<std::int64_t>(0.02 * static_cast<double>(g.n_local())));
+  rows = return_peer_rows(world(), std::move(rows), walks.own_rows_end, g.n_local(), std::move(built));
+  EXPECT_EQ(rows.phi.indptr, apart.phi[0].indptr);
+  EXPECT_EQ(rows.phi.col, apart.phi[0].col);
+  EXPECT_EQ(rows.phi.value, apart.phi[0].value);
+  EXPECT_EQ(walks.stats.rows_walked_by_peers > 0, p > 1);
+  EXPECT_EQ(world().sum(built_rows), walks.stats.rows_walked_by_peers);
+}

@@ -27,7 +27,8 @@ TEST(StartRowClaims, RanksOfAHostClaimEveryRowOnce) {
     mine.insert(mine.end(), {host.rank(), own.begin, own.end});
   }
   std::int64_t taken = 0;
-  while (const auto peer = claims.claim_from_peer(3)) {
+  while (const auto peer = claims.claim_from_peer(3, 7)) {
+    EXPECT_LE(peer->rows.size(), 7);
     mine.insert(mine.end(), {peer->peer, peer->rows.begin, peer->rows.end});
     taken += peer->rows.size();
   }

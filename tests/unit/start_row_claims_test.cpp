@@ -1,5 +1,5 @@
 // Claims on one range of start rows (start_row_claims.hpp): the owner takes batches from the front, peers take the
-// back half of what is left, and however their claims interleave every row is claimed exactly once.
+// back half of what is left (at most as many as they may take), and however their claims interleave every row is claimed exactly once.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,21 +16,26 @@ TEST(StartRowClaims, FrontBatchesAndBackHalvesSplitTheRangeInOrder) {
   RowRange r = claim_front(at(), 16);
   EXPECT_EQ(r.begin, 0);
   EXPECT_EQ(r.end, 16);
-  r = claim_back(at(), 10);  // 84 left: the back 42
+  constexpr std::int64_t kAny = std::int64_t{1} << 40;
+  r = claim_back(at(), 10, kAny);  // 84 left: the back 42
   EXPECT_EQ(r.begin, 58);
   EXPECT_EQ(r.end, 100);
-  r = claim_back(at(), 10);  // 42 left: the back 21
-  EXPECT_EQ(r.begin, 37);
+  r = claim_back(at(), 10, 5);  // 42 left: the back 21, but at most 5
+  EXPECT_EQ(r.begin, 53);
   EXPECT_EQ(r.end, 58);
-  r = claim_back(at(), 11);  // 21 left, fewer than 2 x 11: nothing
+  EXPECT_TRUE(claim_back(at(), 10, 0).empty());  // a peer with no room takes nothing
+  r = claim_back(at(), 10, kAny);  // 37 left: the back 18
+  EXPECT_EQ(r.begin, 35);
+  EXPECT_EQ(r.end, 53);
+  r = claim_back(at(), 10, kAny);  // 19 left, fewer than 2 x 10: nothing
   EXPECT_TRUE(r.empty());
   r = claim_front(at(), 100);  // the owner takes what is left, no more
   EXPECT_EQ(r.begin, 16);
-  EXPECT_EQ(r.end, 37);
+  EXPECT_EQ(r.end, 35);
   EXPECT_TRUE(claim_front(at(), 1).empty());
-  EXPECT_TRUE(claim_back(at(), 1).empty());
-  EXPECT_EQ(unclaimed(word).begin, 37);
-  EXPECT_EQ(unclaimed(word).end, 37);
+  EXPECT_TRUE(claim_back(at(), 1, kAny).empty());
+  EXPECT_EQ(unclaimed(word).begin, 35);
+  EXPECT_EQ(unclaimed(word).end, 35);
 }
 
 TEST(StartRowClaims, ConcurrentClaimsTakeEveryRowExactlyOnce) {
@@ -56,7 +61,7 @@ TEST(StartRowClaims, ConcurrentClaimsTakeEveryRowExactlyOnce) {
   for (int t = 0; t < 3; ++t)
     threads.emplace_back([&] {
       for (;;) {
-        const RowRange r = claim_back(std::atomic_ref<std::uint64_t>(word), 2);
+        const RowRange r = claim_back(std::atomic_ref<std::uint64_t>(word), 2, kRows);
         if (r.empty() && unclaimed(std::atomic_ref<std::uint64_t>(word).load()).size() < 4) break;
         mark(r);
       }

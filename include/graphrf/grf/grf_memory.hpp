@@ -1,9 +1,10 @@
 #pragma once
-// Memory per rank of GRF construction with streaming assembly: this rank's share of the graph (with the
-// walk engine's arc table), its share of the output (/grf and /grf_by_length rows of every ensemble),
-// (M_t only when kept), and the fixed in-flight cap (visits of open rows, walker and deposit batches). The estimate is printed
-// before walking; after walking the same terms with the real output size are compared with the measured
-// peak. The general memory check of a run builds on these figures.
+// Memory per rank of GRF construction with streaming assembly: this rank's share of the graph (with the walk
+// engine's arc table), its share of the output (/grf and /grf_by_length rows of every ensemble, M_t only when
+// kept, and on a run that is one host of several ranks the peers' rows it may build: WalkLimits::
+// max_peer_row_share), and the fixed in-flight cap (visits of open rows, walker and deposit batches). The
+// estimate is printed before walking; after walking the same terms with the real output size are compared with
+// the measured peak. The general memory check of a run builds on these figures.
 #include <cstdint>
 #include <string>
 

@@ -35,9 +35,9 @@ inline RowRange unclaimed(std::uint64_t word) {
 
 // The owner's claim: up to max_rows from the front of what is left (empty when nothing is).
 RowRange claim_front(std::atomic_ref<std::uint64_t> word, std::int64_t max_rows);
-// A peer's claim: the back half of what is left (rounded down), or nothing when fewer than 2 * min_rows are left
-// (the owner finishes those sooner than a hand-over pays).
-RowRange claim_back(std::atomic_ref<std::uint64_t> word, std::int64_t min_rows);
+// A peer's claim: the back half of what is left (rounded down) but at most max_rows, or nothing when fewer than
+// 2 * min_rows are left (the owner finishes those sooner than a hand-over pays).
+RowRange claim_back(std::atomic_ref<std::uint64_t> word, std::int64_t min_rows, std::int64_t max_rows);
 
 class StartRowClaims {
  public:
@@ -46,12 +46,13 @@ class StartRowClaims {
 
   // Up to max_rows of this rank's own rows, in ascending order over calls.
   RowRange claim_own(std::int64_t max_rows) { return claim_front(word(rank_), max_rows); }
-  // Rows taken from the peer (host rank) with the most left, when one has at least 2 * min_rows left.
+  // Rows taken from the peer (host rank) with the most left, when one has at least 2 * min_rows left: at most
+  // max_rows of them.
   struct PeerRows {
     int peer;
     RowRange rows;
   };
-  std::optional<PeerRows> claim_from_peer(std::int64_t min_rows);
+  std::optional<PeerRows> claim_from_peer(std::int64_t min_rows, std::int64_t max_rows);
   // The end of this rank's rows it claimed itself: rows from there on were claimed by peers. Final once no rank
   // claims any more (every walker of the run has ended).
   std::int64_t own_end() { return unclaimed(word(rank_).load()).end; }

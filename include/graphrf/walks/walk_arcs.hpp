@@ -51,7 +51,8 @@ class WalkArcs {
   const std::int64_t* row_ptr() const { return row_data_; }  // per host node (index - first()), into arcs()
   const double* cumulative() const { return cumulative_data_; }  // weighted steps only
   // The host's nodes' original ids (index - first()): the keys of the random draws of walks a rank starts at a
-  // peer's node (start_row_claims.hpp).
+  // peer's node (start_row_claims.hpp). Null on a host of several ranks when the run has other hosts (no rank
+  // then walks a peer's start nodes).
   const std::int64_t* original_ids() const { return id_data_; }
   double build_seconds() const { return build_seconds_; }
 

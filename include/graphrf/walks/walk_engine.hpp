@@ -86,6 +86,9 @@ struct WalkLimits {
   // are left (a hand-over costs a sink and a message of built rows; the owner walks a hundred rows in tens of
   // microseconds).
   std::int64_t min_shared_rows = 64;
+  // A rank walks at most this share of its own row count in peers' rows, whose output it holds until the walks
+  // end (the memory estimate counts them: grf_memory.hpp).
+  double max_peer_row_share = 0.5;
 };
 
 struct WalkResult {
