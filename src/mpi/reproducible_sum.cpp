@@ -9,7 +9,7 @@
 namespace graphrf {
 
 namespace {
-constexpr int kTreeTagBase = 7300;  // + tree level
+constexpr int kTreeTagBase = 7600;  // + tree level (below 64 levels: clear of the other tags, 72xx-75xx)
 __extension__ typedef __int128 Int128;  // exact n_blocks * rows / N
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
