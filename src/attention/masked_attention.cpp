@@ -123,29 +123,35 @@ std::vector<double> key_value_table(const RowMatrix& phi_k, const RowMatrix& v,
   return table;
 }
 
-// The entries of `rows` whose column `is_remote` picks: their columns, sorted and unique, are the rows to fetch
-// (`needed`), and `slot` gives each entry the row of the fetched table it reads (-1 for the others). One sort
-// of (column, entry) pairs stands in for a binary search of `needed` per entry read and per entry prefetched:
-// as two hosts on random:1000000:10, 4M searches of a 500k-column list per rank, about 1 s of the query pass.
-struct RemoteEntries {
-  std::vector<std::int64_t> needed;
-  std::vector<std::int64_t> slot;  // empty when no entry is remote
+// Keys of items to fetch: `keys`, sorted and unique (the rows to ask for), and for each item the row of the fetched
+// table it reads (-1 for items with nothing to fetch; `slot` is empty when no item has). One sort of (key, item)
+// pairs stands in for a binary search of `keys` per lookup: in the query pass as two hosts on random:1000000:10,
+// 4M searches of a 500k-column list per rank, about 1 s.
+struct FetchSlots {
+  std::vector<std::int64_t> keys;
+  std::vector<std::int64_t> slot;
+  std::int64_t slot_of(std::int64_t item) const { return slot.empty() ? -1 : slot[static_cast<size_t>(item)]; }
 };
 
+FetchSlots fetch_slots(std::vector<std::pair<std::int64_t, std::int64_t>> key_item, std::int64_t items) {
+  FetchSlots out;
+  if (key_item.empty()) return out;
+  std::sort(key_item.begin(), key_item.end());
+  out.slot.assign(static_cast<size_t>(items), -1);
+  for (const auto& [key, item] : key_item) {
+    if (out.keys.empty() || out.keys.back() != key) out.keys.push_back(key);
+    out.slot[static_cast<size_t>(item)] = static_cast<std::int64_t>(out.keys.size()) - 1;
+  }
+  return out;
+}
+
+// The entries of `rows` whose column `is_remote` picks, keyed by their columns.
 template <class IsRemote>
-RemoteEntries remote_entries(const SparseRows& rows, const IsRemote& is_remote) {
+FetchSlots remote_entries(const SparseRows& rows, const IsRemote& is_remote) {
   std::vector<std::pair<std::int64_t, std::int64_t>> remote;  // (column, entry)
   for (size_t k = 0; k < rows.col.size(); ++k)
     if (is_remote(rows.col[k])) remote.emplace_back(rows.col[k], static_cast<std::int64_t>(k));
-  RemoteEntries out;
-  if (remote.empty()) return out;
-  std::sort(remote.begin(), remote.end());
-  out.slot.assign(rows.col.size(), -1);
-  for (const auto& [column, entry] : remote) {
-    if (out.needed.empty() || out.needed.back() != column) out.needed.push_back(column);
-    out.slot[static_cast<size_t>(entry)] = static_cast<std::int64_t>(out.needed.size()) - 1;
-  }
-  return out;
+  return fetch_slots(std::move(remote), static_cast<std::int64_t>(rows.col.size()));
 }
 
 // The rows with each row's entries in canonical order of their columns, or nothing when they already are (global
@@ -267,17 +273,12 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   run_start.push_back(static_cast<std::int64_t>(received.size()));
   const auto runs = static_cast<std::int64_t>(run_start.size()) - 1;
   const auto row_of_run = [&](std::int64_t r) { return received[static_cast<size_t>(run_start[static_cast<size_t>(r)])].j; };
-  // Rows of other hosts, sorted and unique, and the fetched row each run reads (a sort, not a search per run).
+  // Rows of other hosts, sorted and unique, and the fetched row each run reads.
   std::vector<std::pair<std::int64_t, std::int64_t>> remote_runs;  // (j, run)
   for (std::int64_t r = 0; r < runs; ++r)
     if (!host_keys || !host_keys->on_host(row_of_run(r))) remote_runs.emplace_back(row_of_run(r), r);
-  std::sort(remote_runs.begin(), remote_runs.end());
-  std::vector<std::int64_t> remote, run_slot(static_cast<size_t>(runs), -1);
-  for (const auto& [j, r] : remote_runs) {
-    if (remote.empty() || remote.back() != j) remote.push_back(j);
-    run_slot[static_cast<size_t>(r)] = static_cast<std::int64_t>(remote.size()) - 1;
-  }
-  remote_runs = {};
+  const FetchSlots fetched_runs = fetch_slots(std::move(remote_runs), runs);
+  const std::vector<std::int64_t>& remote = fetched_runs.keys;
   const auto fetch = [&](const RowMatrix& rows) {
     return fetch_rows(comm, g.hosts, g.dist, remote,
                       std::span<const double>(rows.data(), static_cast<size_t>(rows.size())), rows.cols());
@@ -288,7 +289,7 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   // host or fetched).
   const auto key_rows = [&](std::int64_t row) -> std::pair<const double*, const double*> {
     if (row < n_local) return {phi_k.row(row).data(), v.row(row).data()};
-    const std::int64_t slot = run_slot[static_cast<size_t>(row - n_local)];
+    const std::int64_t slot = fetched_runs.slot_of(row - n_local);
     if (slot < 0) return {host_keys->row(row_of_run(row - n_local)), host_keys->row(row_of_run(row - n_local)) + m};
     return {remote_phi_k.data() + slot * m, remote_v.data() + slot * dv};
   };
@@ -377,11 +378,11 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   // Query pass. Rows of this host are read in place; rows of other hosts are fetched once.
   const std::optional<SparseRows> reordered = in_canonical_column_order(g, query_grf_in);
   const SparseRows& query_grf = reordered ? *reordered : query_grf_in;
-  const RemoteEntries remote = remote_entries(query_grf, [&](std::int64_t col) { return !sums.on_host(col); });
-  const auto fetched = fetch_rows(comm, g.hosts, g.dist, remote.needed, sums.owned(), width);
-  stats.bytes_moved += fetched_bytes(g, remote.needed, width);
+  const FetchSlots remote = remote_entries(query_grf, [&](std::int64_t col) { return !sums.on_host(col); });
+  const auto fetched = fetch_rows(comm, g.hosts, g.dist, remote.keys, sums.owned(), width);
+  stats.bytes_moved += fetched_bytes(g, remote.keys, width);
   const auto row_of_entry = [&](std::int64_t k) -> const double* {
-    const std::int64_t slot = remote.slot.empty() ? -1 : remote.slot[static_cast<size_t>(k)];
+    const std::int64_t slot = remote.slot_of(k);
     if (slot >= 0) return fetched.data() + slot * width;
     return sums.row(query_grf.col[static_cast<size_t>(k)]);
   };
@@ -424,15 +425,15 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   const std::optional<SparseRows> reordered = in_canonical_column_order(g, grf_in);
   const SparseRows& grf = reordered ? *reordered : grf_in;
   const std::vector<double> table = key_value_table(phi_k, v);
-  const RemoteEntries remote = remote_entries(grf, [&](std::int64_t col) { return !g.owns(col); });
-  const auto fetched = fetch_rows(comm, g.hosts, g.dist, remote.needed, table, width);
-  stats.bytes_moved += fetched_bytes(g, remote.needed, width);
+  const FetchSlots remote = remote_entries(grf, [&](std::int64_t col) { return !g.owns(col); });
+  const auto fetched = fetch_rows(comm, g.hosts, g.dist, remote.keys, table, width);
+  stats.bytes_moved += fetched_bytes(g, remote.keys, width);
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
   RowMatrix num = RowMatrix::Zero(n_local, dv);
   Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
   const auto lookup = [&](std::int64_t k) {
-    const std::int64_t slot = remote.slot.empty() ? -1 : remote.slot[static_cast<size_t>(k)];
+    const std::int64_t slot = remote.slot_of(k);
     if (slot >= 0) return fetched.data() + slot * width;
     return table.data() + (grf.col[static_cast<size_t>(k)] - g.first()) * width;
   };
