@@ -39,7 +39,7 @@ std::vector<double> chebyshev_moments(const DistributedOperator& op, const RowBl
     pending = 0;
   };
   const auto record_step = [&] {
-    const RowPanel& cur = rec.current();
+    const ConstPanelView cur = rec.current();
     for (Eigen::Index i = 0; i < n; ++i) {
       double same = 0.0, cross = 0.0;
       for (Eigen::Index c = 0; c < b; ++c) {

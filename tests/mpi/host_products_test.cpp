@@ -12,6 +12,7 @@
 #include "graphrf/graph/laplacian_operator.hpp"
 #include "graphrf/mpi/host_alltoallv.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
+#include "graphrf/spectral/chebyshev.hpp"
 #include "graphrf/walks/pagerank.hpp"
 #include "mpi_test_support.hpp"
 #include "small_gp_options.hpp"
@@ -147,6 +148,53 @@ TEST(HostGhostExchange, LaplacianAndStatisticsHaveTheSameBits) {
     const auto [got, components] = message_path();
     EXPECT_EQ(max_difference(got, want), 0.0) << name(hosts);
     EXPECT_EQ(components, want_components) << name(hosts);
+  }
+}
+
+TEST(HostGhostExchange, BetweenHostsFillsOnlyOtherHostsGhosts) {
+  auto g = load("random:90:4:7", "metis");
+  std::vector<std::int64_t> want_ids(g.ghosts.size());
+  g.ghost_exchange.exchange<std::int64_t>(g.original_id, want_ids);
+  for (const auto& hosts : host_layouts()) {
+    if (!hosts) continue;
+    std::vector<std::int64_t> ids(2 * g.ghosts.size(), -1);
+    g.ghost_exchange.exchange_rows_between_hosts<std::int64_t>(
+        [&](std::int64_t local, std::int64_t* out) { out[0] = out[1] = g.original_id[size_t(local)]; }, ids, 2, *hosts);
+    for (size_t k = 0; k < g.ghosts.size(); ++k) {
+      const bool peer = hosts->same_host(g.owner(g.ghosts[k]));
+      const std::int64_t want = peer ? -1 : want_ids[k];  // host peers' slots stay unwritten
+      EXPECT_EQ(ids[2 * k], want) << name(hosts) << " ghost " << g.ghosts[k];
+      EXPECT_EQ(ids[2 * k + 1], want) << name(hosts) << " ghost " << g.ghosts[k];
+    }
+  }
+}
+
+TEST(HostGhostExchange, ChebyshevStepsOnHostPanelsHaveTheSameBits) {
+  // Inside a host the recurrence keeps its panels in shared memory and each step reads host peers' rows in place;
+  // between hosts they come by message. Filters of two widths (the panels are allocated per width) and both
+  // partitions must give the message path's bits.
+  for (const char* partition : {"metis", "block"}) {
+    auto g = load("random:150:5:13", partition);
+    const auto c1 = chebyshev_coefficients([](double t) { return std::exp(-2.0 * t); }, 30, 2.0);
+    const auto c2 = jackson_chebyshev_coefficients(0.0, 0.4, 45, 2.0);
+    const auto filtered = [&](int width) {
+      const DistributedOperator op = normalized_laplacian_operator(g);
+      EXPECT_EQ(bool(op.new_host_panel), g.hosts && g.hosts->size() > 1) << name(g.hosts);
+      Eigen::MatrixXd x(g.n_local(), width);
+      for (std::int64_t i = 0; i < g.n_local(); ++i)
+        for (int c = 0; c < width; ++c) x(i, c) = std::cos(0.61 * double(g.canonical_index[size_t(i)]) + c);
+      const auto out = chebyshev_filter(op, 2.0, {c1, c2}, x);
+      Eigen::MatrixXd both(g.n_local(), 2 * width);
+      both << out[0], out[1];
+      return gather_canonical(g, both);
+    };
+    g.hosts = nullptr;
+    const Eigen::MatrixXd want3 = filtered(3), want1 = filtered(1);
+    for (const auto& hosts : host_layouts()) {
+      g.hosts = hosts;
+      EXPECT_EQ(max_difference(filtered(3), want3), 0.0) << name(hosts) << " " << partition;
+      EXPECT_EQ(max_difference(filtered(1), want1), 0.0) << name(hosts) << " " << partition;
+    }
   }
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "graphrf/mpi/communicator.hpp"
+#include "graphrf/mpi/shared_array.hpp"
 
 namespace graphrf {
 
@@ -43,6 +44,13 @@ struct DistributedOperator {
   using FusedStep = std::function<void(const double* cur, const double* prev, double* next, double* out,
                                        Eigen::Index b, double scale, double shift, double coeff)>;
   FusedStep fused_step;
+
+  // Optional (speed only), with fused_step, where ranks of one host share memory: a panel for n_local x b
+  // row-major entries in a window the host's ranks share (this rank's rows at mine()). When the recurrence keeps
+  // cur in such a panel, fused_step reads the host peers' rows of cur in place instead of receiving copies; the
+  // caller synchronises the panel before each step (every rank's cur is written, and no rank still reads the
+  // storage that next overwrites). Left empty, cur may be any storage.
+  std::function<SharedArray<double>(Eigen::Index b)> new_host_panel;
 };
 
 }  // namespace graphrf

@@ -46,15 +46,8 @@ class GhostExchange {
     static_assert(std::is_trivially_copyable_v<T>);
     const auto w = static_cast<size_t>(width);
     const HostPlan* plan = host_plan(hosts);
-    // Only the runs that travel by message are packed (when sharing, the host peers' runs stay unwritten).
-    auto send_buffer = std::make_unique_for_overwrite<T[]>(send_local_.size() * w);
-    for (size_t r = 0; r < send_ranks_.size(); ++r) {
-      if (plan && plan->hosts->same_host(send_ranks_[r])) continue;
-      for (auto i = send_offset_[r]; i < send_offset_[r] + send_count_[r]; ++i)
-        read_row(send_local_[static_cast<size_t>(i)], send_buffer.get() + static_cast<size_t>(i) * w);
-    }
     if (!plan) {
-      exchange_bytes(send_buffer.get(), ghosts_out.data(), sizeof(T) * w, nullptr);
+      exchange_by_message(read_row, ghosts_out, width, nullptr);
       return;
     }
     T* published = reinterpret_cast<T*>(plan->slice(sizeof(T) * w));
@@ -64,8 +57,16 @@ class GhostExchange {
       const auto* slice = reinterpret_cast<const T*>(plan->values.data() + plan->values.first(plan->ghost_owner[k]));
       std::copy_n(slice + plan->owner_position[k] * width, w, ghosts_out.data() + plan->ghost_slot[k] * width);
     }
-    exchange_bytes(send_buffer.get(), ghosts_out.data(), sizeof(T) * w, plan->hosts.get());
+    exchange_by_message(read_row, ghosts_out, width, plan->hosts.get());
     plan->values.synchronize();  // every reader is done before the next exchange overwrites the slices
+  }
+
+  // Only the ghosts that other hosts own, by message (not collective over the host: only ranks that exchange rows
+  // take part); the slots of ghosts owned by host peers are left unwritten. For products that read the host
+  // peers' rows in place, from panels the host shares.
+  template <class T, class ReadRow>
+  void exchange_rows_between_hosts(ReadRow&& read_row, std::span<T> ghosts_out, int width, const HostTopology& hosts) const {
+    exchange_by_message(read_row, ghosts_out, width, &hosts);
   }
 
   const std::vector<int>& send_ranks() const { return send_ranks_; }
@@ -84,6 +85,20 @@ class GhostExchange {
     mutable size_t value_bytes = 0;
     std::byte* slice(size_t bytes_per_value) const;
   };
+  // Packs the rows that travel by message (to every neighbour outside `hosts`' host; all of them when hosts is null)
+  // and exchanges them; the runs of host peers stay unwritten on both sides.
+  template <class T, class ReadRow>
+  void exchange_by_message(ReadRow& read_row, std::span<T> ghosts_out, int width, const HostTopology* hosts) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto w = static_cast<size_t>(width);
+    auto send_buffer = std::make_unique_for_overwrite<T[]>(send_local_.size() * w);
+    for (size_t r = 0; r < send_ranks_.size(); ++r) {
+      if (hosts && hosts->same_host(send_ranks_[r])) continue;
+      for (auto i = send_offset_[r]; i < send_offset_[r] + send_count_[r]; ++i)
+        read_row(send_local_[static_cast<size_t>(i)], send_buffer.get() + static_cast<size_t>(i) * w);
+    }
+    exchange_bytes(send_buffer.get(), ghosts_out.data(), sizeof(T) * w, hosts);
+  }
   // The plan for hosts (built collectively when it changes), or null when nothing is shared.
   const HostPlan* host_plan(const std::shared_ptr<const HostTopology>& hosts) const;
   // Messages to and from the ranks outside `hosts`' host (every neighbour when hosts is null).
