@@ -69,6 +69,7 @@ int run_wavelet_command(const CommandContext& ctx, WaveletCommandOptions& c) {
     options.features = c.features;
     options.features.rank = c.rank ? *c.rank : *c.embedding_dim;
     options.laplacian = parse_wavelet_laplacian(c.laplacian);
+    options.memory_limit = graph_options.memory_limit;
     if (c.out) out_path = *c.out;
   });
   options.kernel = [kernel](double lambda) { return kernel_of_laplacian_eigenvalue(kernel, lambda); };

@@ -4,6 +4,9 @@
 #include "graphrf/core/timer.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/spectral/wavelet_memory.hpp"
 
 namespace graphrf {
 
@@ -25,6 +28,13 @@ WaveletRunResult run_wavelet(const DistributedGraph& g, const WaveletRunOptions&
   const Communicator& comm = *g.comm;
   WaveletOptions features = options.features;
   features.progress = [&log](const std::string& line) { log.info(line); };
+  WaveletOptions resolved;
+  collective_try(comm, [&] { resolved = resolve_wavelet_options(g.n_global(), features); });
+  const WaveletMemory estimate = estimate_wavelet_memory(g, resolved);
+  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (filters of K + r = " +
+           std::to_string(resolved.rank + resolved.oversample) + " columns, " + std::to_string(resolved.n_probe) + " probes)");
+  check_memory_fits(comm, comm.max(estimate.total()), memory_limit_per_rank(comm, options.memory_limit),
+                    "random wavelet features (K + r = " + std::to_string(resolved.rank + resolved.oversample) + " columns)");
   Timer timer;
   const DistributedOperator laplacian = wavelet_laplacian_operator(g, options.laplacian);
   // Gershgorin: the eigenvalues of D - A lie in [0, 2 max_i d_i].
@@ -36,11 +46,17 @@ WaveletRunResult run_wavelet(const DistributedGraph& g, const WaveletRunOptions&
   log.info("wavelet     " + options.kernel_description + ": K = " + std::to_string(f.rank) + ", r = " +
            std::to_string(f.oversample) + ", lambda_K ~ " + fmt(f.lambda_k, 5) + " (" +
            std::to_string(f.dichotomy.iterations) + " dichotomy steps), " + fmt(r.seconds) + " s");
+  // Against the estimate: the host's shared panels count once per host (own_peak_memory_mib).
+  const double peak_mib = comm.max(own_peak_memory_mib()), estimate_mib = comm.max(estimate.total()) / (1024.0 * 1024.0);
+  log.info("memory      peak per rank (max) " + fmt(peak_mib, 0) + " MiB = " + fmt(peak_mib / estimate_mib, 2) +
+           " x the estimate (the process's own libraries and buffers included)");
   r.report.count("nodes", g.n_global())
       .count("embedding_dim", f.rank, {}, {{"/spectrum", "rank"}})
       .count("oversample", f.oversample, {}, {{"/spectrum", "oversample"}})
       .significant("lambda_k", f.lambda_k)
-      .number("seconds", r.seconds, 4);
+      .number("seconds", r.seconds, 4)
+      .number("memory_estimate_mib", estimate_mib, 1)
+      .number("peak_mib", peak_mib, 1);
   return r;
 }
 

@@ -11,7 +11,9 @@ file):
   * string node names padded to the longest (one 900 KiB name among 300) beyond --memory-limit;
   * the default limit under an address-space limit (prlimit --as): the refusal, not an allocation failure.
 And the grf memory estimate (entries per row measured on a sample of rows) is at least the measured growth of
-peak memory over a run of the same graph with one short walk per node, and at most 3 times it.
+peak memory over a run of the same graph with one short walk per node, and at most 3 times it; the wavelet
+estimate likewise against the growth of the peak from K = 1 to K = 64 (filters of 16 and 79 columns), and a
+wavelet run whose estimate exceeds --memory-limit is refused before filtering.
 """
 
 import os
@@ -137,6 +139,30 @@ def test_walk_memory_estimate_is_an_honest_bound():
                   % (np_, graph, " ".join(walk), estimate, peak, base, growth), flush=True)
             assert estimate >= growth, (estimate, growth)
             assert estimate <= 3 * growth, (estimate, growth)
+
+
+def wavelet_estimate_and_peak(np_, k):
+    r = e2e.run(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", str(k)], timeout=240)
+    estimate = float(re.search(r"estimate per rank \(max\): .* = (\d+) MiB", r.stdout).group(1))
+    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
+    return estimate, peak
+
+
+def test_wavelet_memory_estimate_is_an_honest_bound():
+    # K = 64 (79 columns) against K = 1 (16): what the wider panels add to the peak is within the estimate.
+    for np_ in RANKS:
+        estimate, peak = wavelet_estimate_and_peak(np_, 64)
+        _, base = wavelet_estimate_and_peak(np_, 1)
+        growth = peak - base
+        print("      np=%d wavelet K 64: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
+              % (np_, estimate, peak, base, growth), flush=True)
+        assert estimate >= growth, (estimate, growth)
+        assert estimate <= 3 * growth, (estimate, growth)
+        # Refused before filtering when the estimate exceeds --memory-limit.
+        with e2e.TempDir() as d:
+            e2e.expect_error(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", "64", "--memory-limit",
+                                   "%dM" % (estimate // 2), "--out", "{out}"],
+                             "random wavelet features (K + r = 79 columns)", LIMIT, directory=d)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ TEST(WaveletRun, CombinatorialSpectrumBoundAndSampledReferenceOfEveryNode) {
   o.features.rank = 4;
   o.features.seed = 3;
   const WaveletRunResult r = run_wavelet(g, o, silent());
-  EXPECT_EQ(keys(r.report), (std::vector<std::string>{"nodes", "embedding_dim", "oversample", "lambda_k", "seconds"}));
+  EXPECT_EQ(keys(r.report), (std::vector<std::string>{"nodes", "embedding_dim", "oversample", "lambda_k", "seconds",
+                                                     "memory_estimate_mib", "peak_mib"}));
   EXPECT_EQ(r.features.lambda_max, 8.0);  // Gershgorin: 2 max degree of the grid
   EXPECT_EQ(r.features.embedding_local.rows(), 42);
   ReferenceOptions dense;

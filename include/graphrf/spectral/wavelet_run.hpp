@@ -2,6 +2,7 @@
 // One `wavelet` run on a loaded graph: random wavelet features (random_wavelet_features.hpp) of the normalised or
 // combinatorial Laplacian for a kernel h, said as a log line and kept as a Report; write_wavelet_result
 // (wavelet_output.hpp) writes it. A --reference check runs above this module (reference/wavelet_reference.hpp).
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -24,12 +25,15 @@ struct WaveletRunOptions {
   std::string kernel_description;        // said in the log and written as /spectrum's `kernel`
   WaveletLaplacian laplacian = WaveletLaplacian::normalized;
   WaveletOptions features;  // lambda_max is set from the Laplacian
+  // Bytes per rank the run may use (0: the node's available memory over its ranks); refused before filtering
+  // when the estimate (wavelet_memory.hpp) exceeds it.
+  std::uint64_t memory_limit = 0;
 };
 
 struct WaveletRunResult {
   WaveletResult features;
   double seconds = 0;  // the embedding, slowest rank
-  // nodes, embedding_dim, oversample, lambda_k, seconds.
+  // nodes, embedding_dim, oversample, lambda_k, seconds, memory_estimate_mib, peak_mib.
   Report report;
 };
 
