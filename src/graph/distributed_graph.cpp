@@ -53,6 +53,12 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> arc_sources_and_
 
 std::vector<std::int64_t> DistributedGraph::arc_sources() const { return arc_sources_and_ghosts(*this).first; }
 
+double DistributedGraph::array_bytes() const {
+  const auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
+  return bytes(original_id) + bytes(canonical_index) + bytes(row_ptr) + bytes(col) + bytes(weight) +
+         bytes(normalized_weight) + bytes(degree) + bytes(ghosts) + bytes(ghost_degree);
+}
+
 namespace {
 
 // Weights whose sums overflow (a degree of inf: 1e308 twice) or whose products underflow (1e-320: d_i d_j = 0,

@@ -11,11 +11,6 @@ namespace graphrf {
 
 namespace {
 
-template <class V>
-double bytes_of(const V& v) {
-  return static_cast<double>(v.capacity() * sizeof(typename V::value_type));
-}
-
 constexpr double kWalkerBytes = 40, kDepositBytes = 24;
 constexpr double kOpenRowVisits = 1 << 19;  // the visits open rows may hold in all (beyond the 64-row minimum)
 constexpr double kLengthResolvedEntryBytes = 8 + 4 + 8, kPhiEntryBytes = 8 + 8, kIndptrBytes = 8;
@@ -117,9 +112,7 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
   // slice of its host's shared table, so the host's table counts once over its ranks (with, when the run is one
   // host of several ranks, a copy of the rows' original ids: then ranks also walk each other's start rows).
   const bool shared_ids = g.hosts && g.hosts->size() > 1 && g.hosts->count() == 1;
-  m.graph_bytes = bytes_of(g.original_id) + bytes_of(g.canonical_index) + bytes_of(g.row_ptr) + bytes_of(g.col) +
-                  bytes_of(g.weight) + bytes_of(g.normalized_weight) + bytes_of(g.degree) + bytes_of(g.ghosts) +
-                  bytes_of(g.ghost_degree) + 8 * (rows + 1) + (shared_ids ? 8 * rows : 0) + kWalkArcBytes * arcs +
+  m.graph_bytes = g.array_bytes() + 8 * (rows + 1) + (shared_ids ? 8 * rows : 0) + kWalkArcBytes * arcs +
                   (walk.step == StepRule::weighted ? 8 * arcs : 0);
   // The output is sized for output_entries() in Phi and M_t alike (reserved, so it counts in full).
   const double entries = static_cast<double>(output_entries(g, walk, per_row, length_resolved));

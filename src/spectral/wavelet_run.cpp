@@ -1,6 +1,7 @@
 #include "graphrf/spectral/wavelet_run.hpp"
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/timer.hpp"
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
@@ -33,7 +34,8 @@ WaveletRunResult run_wavelet(const DistributedGraph& g, const WaveletRunOptions&
   const WaveletMemory estimate = estimate_wavelet_memory(g, resolved);
   log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (filters of K + r = " +
            std::to_string(resolved.rank + resolved.oversample) + " columns, " + std::to_string(resolved.n_probe) + " probes)");
-  check_memory_fits(comm, comm.max(estimate.total()), memory_limit_per_rank(comm, options.memory_limit),
+  const double need = comm.max(estimate.total());
+  check_memory_fits(comm, need, memory_limit_per_rank(comm, options.memory_limit),
                     "random wavelet features (K + r = " + std::to_string(resolved.rank + resolved.oversample) + " columns)");
   Timer timer;
   const DistributedOperator laplacian = wavelet_laplacian_operator(g, options.laplacian);
@@ -47,7 +49,7 @@ WaveletRunResult run_wavelet(const DistributedGraph& g, const WaveletRunOptions&
            std::to_string(f.oversample) + ", lambda_K ~ " + fmt(f.lambda_k, 5) + " (" +
            std::to_string(f.dichotomy.iterations) + " dichotomy steps), " + fmt(r.seconds) + " s");
   // Against the estimate: the host's shared panels count once per host (own_peak_memory_mib).
-  const double peak_mib = comm.max(own_peak_memory_mib()), estimate_mib = comm.max(estimate.total()) / (1024.0 * 1024.0);
+  const double peak_mib = comm.max(own_peak_memory_mib()), estimate_mib = need / kMiB;
   log.info("memory      peak per rank (max) " + fmt(peak_mib, 0) + " MiB = " + fmt(peak_mib / estimate_mib, 2) +
            " x the estimate (the process's own libraries and buffers included)");
   r.report.count("nodes", g.n_global())

@@ -59,6 +59,8 @@ struct DistributedGraph {
   // Where each arc's neighbour lives: >= 0 its owned local row, < 0 its ghost slot (-1 - slot). For loops over
   // every arc: one radix sort, not a binary search per arc.
   std::vector<std::int64_t> arc_sources() const;
+  // Bytes this rank's arrays hold (their capacities): the graph's share in the memory estimates of runs.
+  double array_bytes() const;
 };
 
 // Relabels the canonical graph by `part` (one part per rank) and moves every row to its owner. Collective.

@@ -8,14 +8,13 @@
 #include <cstdint>
 #include <string>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/walks/walk_arcs.hpp"
 #include "graphrf/walks/walk_engine.hpp"
 
 namespace graphrf {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 struct GrfMemory {
   double graph_bytes = 0, output_bytes = 0, in_flight_bytes = 0;
