@@ -2,10 +2,13 @@
 
 #include <limits>
 
+#include "graphrf/attention/attention_memory.hpp"
 #include "graphrf/attention/dark_sigma_file.hpp"
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/memory_budget.hpp"
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
 
@@ -55,10 +58,23 @@ AttentionRun run_graph_attention(const DistributedGraph& g, const AttentionRunOp
   log.info("inputs      " + (o.qkv_path.empty() ? std::string("synthetic") : o.qkv_path) + ": " + std::to_string(qkv.heads) +
            " head(s), d = " + std::to_string(qkv.d) + ", d_v = " + std::to_string(qkv.dv) + ", features " +
            std::string(feature_kind_name(o.config.features.kind)));
+  // Said and checked before the walks (Q/K/V are in memory already; synthetic ones were checked above).
+  AttentionShape shape{qkv.heads, qkv.d, qkv.dv, 0};
+  collective_try(comm, [&] { shape.m = resolve_feature_count(config.features, qkv.d); });
+  const AttentionMemory estimate = estimate_attention_memory(g, config, shape);
+  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (" + std::to_string(shape.heads) +
+           " head(s), m = " + std::to_string(shape.m) + " features, d_v = " + std::to_string(shape.dv) + ")");
+  const double need = comm.max(estimate.total());
+  check_memory_fits(comm, need, memory_limit_per_rank(comm, o.memory_limit),
+                    "attention (" + std::to_string(shape.heads) + " head(s), S and z of m d_v + m = " +
+                        std::to_string(shape.m * shape.dv + shape.m) + " values per node)");
   phase.reset();
   run.heads = run_attention(g, qkv, config, log);
   check_outputs_finite(g, run.heads, o.qkv_path.empty() ? "synthetic Q/K/V" : o.qkv_path);
   run.phases.add("walks + attention", phase.seconds());
+  run.memory_estimate_mib = need / kMiB;
+  run.peak_mib = comm.max(own_peak_memory_mib());
+  log.info("memory      " + describe_peak(run.peak_mib, run.memory_estimate_mib));
   return run;
 }
 

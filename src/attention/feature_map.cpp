@@ -18,7 +18,9 @@ namespace {
 
 bool uses_frequencies_for_exp(FeatureKind k) { return k == FeatureKind::favor || k == FeatureKind::dark; }
 
-// Resolves m (0 means d) and checks the options that do not depend on the data.
+
+}  // namespace
+
 int resolve_feature_count(const FeatureOptions& o, int d) {
   const std::string name(feature_kind_name(o.kind));
   if (o.m < 0) option_error(kNumFeaturesOption, "must be >= 0, 0 meaning d (got " + std::to_string(o.m) + ")");
@@ -49,8 +51,6 @@ int resolve_feature_count(const FeatureOptions& o, int d) {
   }
   return o.m;
 }
-
-}  // namespace
 
 FeatureKind parse_feature_kind(std::string_view name) {
   if (name == "relu") return FeatureKind::relu;

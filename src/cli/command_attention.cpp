@@ -174,6 +174,7 @@ int run_attention_command(const CommandContext& ctx, AttentionCommandOptions& o)
   options.synthetic = synthetic;
   options.save_grf = save_grf;
   options.by_length = o.by_length;
+  options.memory_limit = graph_options.memory_limit;
   const AttentionRun run = run_graph_attention(g, options, log);
   phases.add(run.phases);
 
@@ -201,7 +202,9 @@ int run_attention_command(const CommandContext& ctx, AttentionCommandOptions& o)
     }
     report.append(attention_head_figures(h, r));
   }
-  report.number("seconds", total.seconds(), 4);
+  report.number("seconds", total.seconds(), 4)
+      .number("memory_estimate_mib", run.memory_estimate_mib, 1)
+      .number("peak_mib", run.peak_mib, 1);
   print_report(log, report);
 
   phase.reset();

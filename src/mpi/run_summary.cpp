@@ -28,6 +28,14 @@ double g_high_water_at_unmap_mib = 0;
 
 }  // namespace
 
+std::string describe_peak(double peak_mib, double estimate_mib) {
+  const std::string peak = "peak per rank (max) " + fmt(peak_mib, 0) + " MiB";
+  if (estimate_mib < kSmallEstimateMiB)
+    return peak + " against an estimate of " + fmt(estimate_mib, 1) +
+           " MiB (a small run: the process's own libraries and MPI buffers make most of the peak)";
+  return peak + " = " + fmt(peak_mib / estimate_mib, 2) + " x the estimate (the process's own libraries and buffers included)";
+}
+
 double own_peak_memory_mib() {
   const double high_water = peak_memory_mib();
   const auto peers = static_cast<double>(others_shared_bytes(resident_bytes()));

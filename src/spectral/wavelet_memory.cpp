@@ -32,8 +32,9 @@ WaveletMemory estimate_wavelet_memory(const DistributedGraph& g, const WaveletOp
 }
 
 std::string describe_max(const Communicator& comm, const WaveletMemory& m) {
-  return "graph " + fmt(comm.max(m.graph_bytes) / kMiB, 0) + " + panels " + fmt(comm.max(m.panel_bytes) / kMiB, 0) +
-         " = " + fmt(comm.max(m.total()) / kMiB, 0) + " MiB";
+  // One decimal: small graphs need well under a MiB.
+  return "graph " + fmt(comm.max(m.graph_bytes) / kMiB, 1) + " + panels " + fmt(comm.max(m.panel_bytes) / kMiB, 1) +
+         " = " + fmt(comm.max(m.total()) / kMiB, 1) + " MiB";
 }
 
 }  // namespace graphrf

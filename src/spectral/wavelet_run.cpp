@@ -50,8 +50,7 @@ WaveletRunResult run_wavelet(const DistributedGraph& g, const WaveletRunOptions&
            std::to_string(f.dichotomy.iterations) + " dichotomy steps), " + fmt(r.seconds) + " s");
   // Against the estimate: the host's shared panels count once per host (own_peak_memory_mib).
   const double peak_mib = comm.max(own_peak_memory_mib()), estimate_mib = need / kMiB;
-  log.info("memory      peak per rank (max) " + fmt(peak_mib, 0) + " MiB = " + fmt(peak_mib / estimate_mib, 2) +
-           " x the estimate (the process's own libraries and buffers included)");
+  log.info("memory      " + describe_peak(peak_mib, estimate_mib));
   r.report.count("nodes", g.n_global())
       .count("embedding_dim", f.rank, {}, {{"/spectrum", "rank"}})
       .count("oversample", f.oversample, {}, {{"/spectrum", "oversample"}})

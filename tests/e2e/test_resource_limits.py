@@ -12,8 +12,9 @@ file):
   * the default limit under an address-space limit (prlimit --as): the refusal, not an allocation failure.
 And the grf memory estimate (entries per row measured on a sample of rows) is at least the measured growth of
 peak memory over a run of the same graph with one short walk per node, and at most 3 times it; the wavelet
-estimate likewise against the growth of the peak from K = 1 to K = 64 (filters of 16 and 79 columns), and a
-wavelet run whose estimate exceeds --memory-limit is refused before filtering.
+estimate likewise against the growth of the peak from K = 1 to K = 64 (filters of 16 and 79 columns), and the
+attention estimate against the growth from d = d_v = 1 to 32 (one host, --host-size 1, Alg. 2); a wavelet or
+attention run whose estimate exceeds --memory-limit is refused before its work.
 """
 
 import os
@@ -120,7 +121,7 @@ def test_default_limit_within_the_address_space_limit():
 
 def estimate_and_peak(np_, graph, walk):
     r = e2e.run(np_, ["grf", "--graph", graph] + walk, timeout=240)
-    estimate = float(re.search(r"estimate per rank \(max\): .* = (\d+) MiB", r.stdout).group(1))
+    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
     peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
     return estimate, peak
 
@@ -143,7 +144,7 @@ def test_walk_memory_estimate_is_an_honest_bound():
 
 def wavelet_estimate_and_peak(np_, k):
     r = e2e.run(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", str(k)], timeout=240)
-    estimate = float(re.search(r"estimate per rank \(max\): .* = (\d+) MiB", r.stdout).group(1))
+    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
     peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
     return estimate, peak
 
@@ -163,6 +164,35 @@ def test_wavelet_memory_estimate_is_an_honest_bound():
             e2e.expect_error(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", "64", "--memory-limit",
                                    "%dM" % (estimate // 2), "--out", "{out}"],
                              "random wavelet features (K + r = 79 columns)", LIMIT, directory=d)
+
+
+def attention_estimate_and_peak(np_, synthetic, extra):
+    r = e2e.run(np_, ["attention", "--graph", "grid:200x200", "--synthetic", synthetic] + extra, timeout=240)
+    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
+    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
+    return estimate, peak
+
+
+def test_attention_memory_estimate_is_an_honest_bound():
+    # d = d_v = 32 (S and z: 1056 values per node) against d = d_v = 1: what the wider rows add to the peak is within
+    # the estimate, on one host, with every rank its own host (rows fetched by message) and under Alg. 2.
+    configs = [[], ["--host-size", "1"], ["--estimator", "asymmetric", "--heads", "2"]]
+    for np_ in RANKS:
+        estimates = []
+        for extra in configs:
+            estimate, peak = attention_estimate_and_peak(np_, "32,32", extra)
+            estimates.append(estimate)
+            _, base = attention_estimate_and_peak(np_, "1,1", extra)
+            growth = peak - base
+            print("      np=%d attention d = d_v = 32 %s: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
+                  % (np_, " ".join(extra), estimate, peak, base, growth), flush=True)
+            assert estimate >= growth, (estimate, growth)
+            assert estimate <= 3 * growth, (estimate, growth)
+        # Refused before the walks when the estimate exceeds --memory-limit.
+        with e2e.TempDir() as d:
+            e2e.expect_error(np_, ["attention", "--graph", "grid:200x200", "--synthetic", "32,32", "--memory-limit",
+                                   "%dM" % (estimates[0] // 2), "--out", "{out}"],
+                             "attention (1 head(s), S and z of m d_v + m = 1056 values per node)", LIMIT, directory=d)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,10 @@ bool is_random(FeatureKind kind);
 // whitening_matrix so that Lambda is the covariance of the vectors dark's M acts on.
 double feature_input_scale(const FeatureOptions& options, int d, FeatureRole role);
 
+// The feature count m of these options for inputs of dimension d (0 means d, rounded up to even where m must be
+// even), after checking the options that do not depend on the data (InputError naming the option, as FeatureMap).
+int resolve_feature_count(const FeatureOptions& options, int d);
+
 class FeatureMap {
  public:
   using Role = FeatureRole;

@@ -24,6 +24,11 @@ double peak_memory_mib();
 // (reuse_freed_memory.hpp), so private memory only grows: a high-water mark is reached with the windows of its time
 // mapped, and windows record the figure before they are unmapped (note_own_peak_before_unmapping).
 double own_peak_memory_mib();
+// "peak per rank (max) P MiB = R x the estimate (...)" for the line a run prints after its work. Under
+// kSmallEstimateMiB the ratio says little (a process holds tens of MiB of libraries and MPI buffers before it
+// reads anything): "peak per rank (max) P MiB against an estimate of E MiB (...)".
+constexpr double kSmallEstimateMiB = 64;
+std::string describe_peak(double peak_mib, double estimate_mib);
 // Resident memory of this process now with the host's shared arrays counted once per host (less the shared pages
 // of other ranks it maps), in bytes: what it holds of the run's memory. 0 where unknown.
 std::uint64_t own_resident_bytes();

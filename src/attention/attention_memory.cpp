@@ -1,0 +1,101 @@
+#include "graphrf/attention/attention_memory.hpp"
+
+#include <algorithm>
+
+#include "graphrf/core/memory_size.hpp"
+#include "graphrf/graph/canonical_order.hpp"
+#include "graphrf/grf/grf_memory.hpp"
+#include "graphrf/mpi/log.hpp"
+
+namespace graphrf {
+
+namespace {
+
+constexpr double kKeyEntryBytes = 32;   // KeyEntry: j, its canonical index, q, the weight
+constexpr double kTermBytes = 24;       // a column sum's term: two row pointers and the weight
+constexpr double kPairBytes = 16;       // (key, item) pairs sorted to find fetched rows
+constexpr double kEntryBytes = 16;      // a GRF entry: column and value
+
+// Nodes this rank's GRF rows may hold whose rows come from other hosts (every other rank's nodes when each rank
+// is its own host).
+double nodes_on_other_hosts(const DistributedGraph& g) {
+  if (!g.hosts || g.hosts->size() <= 1) return static_cast<double>(g.n_global() - g.n_local());
+  const HostTopology& hosts = *g.hosts;
+  const std::int64_t host_nodes = g.dist.first(hosts.end_rank(hosts.index())) - g.dist.first(hosts.first_rank(hosts.index()));
+  return static_cast<double>(g.n_global() - host_nodes);
+}
+
+// The shares of this rank's arcs that lead to another rank's node and to another host's node.
+struct CrossingShares {
+  double rank = 0, host = 0;
+};
+CrossingShares crossing_shares(const DistributedGraph& g) {
+  if (g.col.empty()) return {};
+  std::int64_t other_rank = 0, other_host = 0;
+  for (const std::int64_t target : g.col) {
+    if (g.owns(target)) continue;
+    ++other_rank;
+    other_host += !g.hosts || !g.hosts->same_host(g.owner(target));
+  }
+  const auto arcs = static_cast<double>(g.col.size());
+  return {static_cast<double>(other_rank) / arcs, static_cast<double>(other_host) / arcs};
+}
+
+}  // namespace
+
+AttentionMemory estimate_attention_memory(const DistributedGraph& g, const AttentionConfig& config, const AttentionShape& shape) {
+  AttentionMemory out;
+  const LengthResolvedRows length_resolved =
+      config.keep_length_resolved || (config.shared_walks && shape.heads > 1) ? LengthResolvedRows::keep : LengthResolvedRows::drop;
+  const GrfMemory grf = estimate_grf_memory(g, config.walk, WalkLimits{}, ensembles(config.estimator), length_resolved);
+  out.graph_bytes = grf.graph_bytes + grf.in_flight_bytes;
+  const double heads = shape.heads;
+  out.grf_bytes = heads * grf.output_bytes;
+
+  const double n = static_cast<double>(g.n_local()), d = shape.d, dv = shape.dv, m = shape.m;
+  // Q, K, V; per head phi(q), phi(k), the masked and the linear output.
+  out.dense_bytes = 8 * n * heads * (2 * d + dv) + 8 * n * heads * (2 * m + 2 * dv);
+
+  // One ensemble's entries on this rank (what the engine reserves), and the rows that may come from other hosts.
+  const double nnz = static_cast<double>(output_entries(g, config.walk, row_entries_bound(config.walk, g.n_global()),
+                                                        LengthResolvedRows::drop));
+  // A visit t hops out lies on another rank (host) with probability at most about t c (c: the share of arcs that
+  // lead there; a union bound over its hops), and visits are t = (1 - p) / p hops out on average. Entries of other
+  // ranks' columns travel in the key pass; rows of other hosts are fetched, one per such entry at most and no more
+  // than the other hosts' nodes.
+  const CrossingShares cross = crossing_shares(g);
+  const double hops = 1.0 + expected_hops_per_walk(config.walk);
+  const double other_rank_entries = nnz * std::min(1.0, cross.rank * hops);
+  const double remote = std::min(nnz * std::min(1.0, cross.host * hops), nodes_on_other_hosts(g));
+  // Rows whose entries are not in canonical column order already are copied in that order first.
+  const double reordered = CanonicalOrder(g).internal_is_canonical() ? 0.0 : kEntryBytes * nnz + 8 * n;
+  const double lookup = remote > 0 ? kPairBytes * other_rank_entries + 8 * nnz : 0.0;  // remote entries' slots
+  const double numerators = 8 * n * (dv + 1);
+  double pass = 0;
+  if (config.estimator == GrfEstimator::asymmetric) {
+    const double table = 8 * n * (m + dv);
+    pass = table + reordered + lookup + 8 * remote * (1 + m + dv) + numerators;
+  } else {
+    const double width = m * dv + m, sums = 8 * n * width;
+    const bool host_rows = g.hosts && g.hosts->size() > 1;
+    // Entries sent and as many received, the columns' terms (own entries and received ones), the rows in canonical
+    // order, the columns' starts, this host's phi(k), v rows when shared, and those fetched from other hosts.
+    const double key_pass = sums + 2 * kKeyEntryBytes * other_rank_entries + kTermBytes * nnz +
+                            kPairBytes * (n + other_rank_entries) + 8 * n + (host_rows ? 8 * n * (m + dv) : 0) +
+                            (kPairBytes + 8 * (m + dv)) * remote;
+    const double query_pass = sums + reordered + lookup + 8 * remote * (1 + width) + numerators;
+    pass = std::max(key_pass, query_pass);
+  }
+  const double features = 8 * n * (2 * d + m);     // a head's copies of q and k, and one map's column-major result
+  const double writing = 8 * n * heads * dv * 6;   // the outputs gathered, interleaved and put in canonical order
+  out.pass_bytes = std::max({pass, features, writing});
+  return out;
+}
+
+std::string describe_max(const Communicator& comm, const AttentionMemory& m) {
+  const auto mib = [&](double bytes) { return fmt(comm.max(bytes) / kMiB, 1); };
+  return "graph " + mib(m.graph_bytes) + " + GRF rows " + mib(m.grf_bytes) + " + dense rows " + mib(m.dense_bytes) +
+         " + passes " + mib(m.pass_bytes) + " = " + mib(m.total()) + " MiB";
+}
+
+}  // namespace graphrf
