@@ -16,31 +16,6 @@ constexpr double kTermBytes = 24;       // a column sum's term: two row pointers
 constexpr double kPairBytes = 16;       // (key, item) pairs sorted to find fetched rows
 constexpr double kEntryBytes = 16;      // a GRF entry: column and value
 
-// Nodes this rank's GRF rows may hold whose rows come from other hosts (every other rank's nodes when each rank
-// is its own host).
-double nodes_on_other_hosts(const DistributedGraph& g) {
-  if (!g.hosts || g.hosts->size() <= 1) return static_cast<double>(g.n_global() - g.n_local());
-  const HostTopology& hosts = *g.hosts;
-  const std::int64_t host_nodes = g.dist.first(hosts.end_rank(hosts.index())) - g.dist.first(hosts.first_rank(hosts.index()));
-  return static_cast<double>(g.n_global() - host_nodes);
-}
-
-// The shares of this rank's arcs that lead to another rank's node and to another host's node.
-struct CrossingShares {
-  double rank = 0, host = 0;
-};
-CrossingShares crossing_shares(const DistributedGraph& g) {
-  if (g.col.empty()) return {};
-  std::int64_t other_rank = 0, other_host = 0;
-  for (const std::int64_t target : g.col) {
-    if (g.owns(target)) continue;
-    ++other_rank;
-    other_host += !g.hosts || !g.hosts->same_host(g.owner(target));
-  }
-  const auto arcs = static_cast<double>(g.col.size());
-  return {static_cast<double>(other_rank) / arcs, static_cast<double>(other_host) / arcs};
-}
-
 }  // namespace
 
 AttentionMemory estimate_attention_memory(const DistributedGraph& g, const AttentionConfig& config, const AttentionShape& shape) {
@@ -63,10 +38,10 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
   // lead there; a union bound over its hops), and visits are t = (1 - p) / p hops out on average. Entries of other
   // ranks' columns travel in the key pass; rows of other hosts are fetched, one per such entry at most and no more
   // than the other hosts' nodes.
-  const CrossingShares cross = crossing_shares(g);
+  const DistributedGraph::LeavingArcs leaving = g.leaving_arc_shares();
   const double hops = 1.0 + expected_hops_per_walk(config.walk);
-  const double other_rank_entries = nnz * std::min(1.0, cross.rank * hops);
-  const double remote = std::min(nnz * std::min(1.0, cross.host * hops), nodes_on_other_hosts(g));
+  const double other_rank_entries = nnz * std::min(1.0, leaving.other_rank * hops);
+  const double remote = std::min(nnz * std::min(1.0, leaving.other_host * hops), static_cast<double>(g.nodes_on_other_hosts()));
   // Rows whose entries are not in canonical column order already are copied in that order first.
   const double reordered = CanonicalOrder(g).internal_is_canonical() ? 0.0 : kEntryBytes * nnz + 8 * n;
   const double lookup = remote > 0 ? kPairBytes * other_rank_entries + 8 * nnz : 0.0;  // remote entries' slots

@@ -122,6 +122,7 @@ int run_gp_command(const CommandContext& ctx, GpCommandOptions& c) {
     const KernelSpec kernel = kernel_spec_from(c.kernel, c.walk.weights);
     const WalkOptions walk = walk_options_from(c.walk);
     o = gp_options_from(c, kernel, walk);
+    o.memory_limit = graph_options.memory_limit;
     if (c.out) out_path = *c.out;
   });
   Timer total, phase;

@@ -3,8 +3,11 @@
 #include <cmath>
 
 #include "graphrf/core/error.hpp"
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/gp/gp_memory.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 
 namespace graphrf {
 
@@ -37,7 +40,9 @@ Report gp_report(const DistributedGraph& g, const GpRun& r, double learn_seconds
       .number("learn_seconds", learn_seconds, 3)
       .number("predict_seconds", predict_seconds, 3)
       .number("walk_seconds", walk_seconds, 3)
-      .count("predict_cg_iterations", r.prediction.cg_iterations);
+      .count("predict_cg_iterations", r.prediction.cg_iterations)
+      .number("memory_estimate_mib", r.memory_estimate_mib, 1)
+      .number("peak_mib", r.peak_mib, 1);
   if (!r.trace.cg_iterations.empty())
     report.count("learn_cg_iterations_last", r.trace.cg_iterations.back()).number("lml_last", r.trace.lml.back(), 6);
   // Without test nodes the figures are NaN: in the file, not in the RESULT line.
@@ -77,6 +82,13 @@ GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& o, const 
            gp_learn_name(o.learn));
 
   // Walk once; every hyperparameter value reuses the length-resolved M_t.
+  const GpMemory estimate = estimate_gp_memory(g, o);
+  const double need = comm.max(estimate.total());
+  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (blocks of " +
+           (o.lml.probes > 0 ? std::to_string(o.lml.probes) : std::string("one per training node")) + " probes and " +
+           std::to_string(o.prediction.samples) + " samples)");
+  check_memory_fits(comm, need, memory_limit_per_rank(comm, o.memory_limit),
+                    "GP regression (" + std::to_string(o.lml.probes) + " probes, " + std::to_string(o.prediction.samples) + " samples)");
   const GrfRun run = compute_grf(g, o.kernel, o.walk, GrfEstimator::symmetric, log);
   out.phases.add("walk", phase.seconds());
   GrfFeatureOperator phi(g, run.by_length[0]);
@@ -149,6 +161,9 @@ GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& o, const 
            " iterations" + (o.prediction.exact_variance ? ", exact variance CG " + std::to_string(prediction.exact_cg_iterations) : "") +
            " (" + fmt(predict_seconds, 2) + " s)");
   if (metrics.n_test == 0) log.info("test        no test nodes: rmse, nlpd and coverage are NaN");
+  out.memory_estimate_mib = need / kMiB;
+  out.peak_mib = comm.max(own_peak_memory_mib());  // before the dense reference on rank 0
+  log.info("memory      " + describe_peak(out.peak_mib, out.memory_estimate_mib));
 
   out.phases.add("learn", learn_seconds);
   out.phases.add("predict", predict_seconds);

@@ -59,6 +59,23 @@ double DistributedGraph::array_bytes() const {
          bytes(normalized_weight) + bytes(degree) + bytes(ghosts) + bytes(ghost_degree);
 }
 
+DistributedGraph::LeavingArcs DistributedGraph::leaving_arc_shares() const {
+  if (col.empty()) return {};
+  std::int64_t other_rank = 0, other_host = 0;
+  for (const std::int64_t target : col) {
+    if (owns(target)) continue;
+    ++other_rank;
+    other_host += !hosts || !hosts->same_host(owner(target));
+  }
+  const auto arcs = static_cast<double>(col.size());
+  return {static_cast<double>(other_rank) / arcs, static_cast<double>(other_host) / arcs};
+}
+
+std::int64_t DistributedGraph::nodes_on_other_hosts() const {
+  if (!hosts || hosts->size() <= 1) return n_global() - n_local();
+  return n_global() - (dist.first(hosts->end_rank(hosts->index())) - dist.first(hosts->first_rank(hosts->index())));
+}
+
 namespace {
 
 // Weights whose sums overflow (a degree of inf: 1e308 twice) or whose products underflow (1e-320: d_i d_j = 0,

@@ -13,8 +13,9 @@ file):
 And the grf memory estimate (entries per row measured on a sample of rows) is at least the measured growth of
 peak memory over a run of the same graph with one short walk per node, and at most 3 times it; the wavelet
 estimate likewise against the growth of the peak from K = 1 to K = 64 (filters of 16 and 79 columns), and the
-attention estimate against the growth from d = d_v = 1 to 32 (one host, --host-size 1, Alg. 2); a wavelet or
-attention run whose estimate exceeds --memory-limit is refused before its work.
+attention estimate against the growth from d = d_v = 1 to 32 (one host, --host-size 1, Alg. 2), the gp estimate
+against the growth from 1 to 256 samples and probes; a wavelet, attention or gp run whose estimate exceeds
+--memory-limit is refused before its work.
 """
 
 import os
@@ -193,6 +194,33 @@ def test_attention_memory_estimate_is_an_honest_bound():
             e2e.expect_error(np_, ["attention", "--graph", "grid:200x200", "--synthetic", "32,32", "--memory-limit",
                                    "%dM" % (estimates[0] // 2), "--out", "{out}"],
                              "attention (1 head(s), S and z of m d_v + m = 1056 values per node)", LIMIT, directory=d)
+
+
+def gp_estimate_and_peak(np_, samples, probes):
+    r = e2e.run(np_, ["gp", "--graph", "grid:200x200", "--synthetic", "0.1", "--iterations", "2", "--walkers", "8",
+                      "--samples", str(samples), "--probes", str(probes)], timeout=240)
+    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
+    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
+    return estimate, peak
+
+
+def test_gp_memory_estimate_is_an_honest_bound():
+    # 256 pathwise samples (prediction solves for 257 columns), then 256 probes (learning solves for 257), against
+    # one of each: what the wider blocks add to the peak is within the estimate.
+    for np_ in RANKS:
+        _, base = gp_estimate_and_peak(np_, 1, 1)
+        for samples, probes in ((256, 1), (1, 256)):
+            estimate, peak = gp_estimate_and_peak(np_, samples, probes)
+            growth = peak - base
+            print("      np=%d gp --samples %d --probes %d: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
+                  % (np_, samples, probes, estimate, peak, base, growth), flush=True)
+            assert estimate >= growth, (estimate, growth)
+            assert estimate <= 3 * growth, (estimate, growth)
+        # Refused before the walks when the estimate exceeds --memory-limit.
+        with e2e.TempDir() as d:
+            e2e.expect_error(np_, ["gp", "--graph", "grid:200x200", "--synthetic", "0.1", "--probes", "256",
+                                   "--memory-limit", "%dM" % (estimate // 2), "--out", "{out}"],
+                             "GP regression (256 probes, 64 samples)", LIMIT, directory=d)
 
 
 if __name__ == "__main__":

@@ -44,8 +44,10 @@ TEST(MethodRun, GpReportHasTheResultKeysAndTheFileItsAttributes) {
   const GpRun run = run_gp_regression(g, graphrf::testing::small_gp_options(0.3), quiet_log());
   EXPECT_EQ(result_keys(run.report),
             (std::vector<std::string>{"nodes", "train", "test", "sigma_f", "beta", "sigma_n", "learn_seconds", "predict_seconds",
-                                      "walk_seconds", "predict_cg_iterations", "learn_cg_iterations_last", "lml_last", "rmse",
-                                      "nlpd", "coverage"}));
+                                      "walk_seconds", "predict_cg_iterations", "memory_estimate_mib", "peak_mib",
+                                      "learn_cg_iterations_last", "lml_last", "rmse", "nlpd", "coverage"}));
+  EXPECT_GT(run.memory_estimate_mib, 0.0);
+  EXPECT_GT(run.peak_mib, 0.0);
   ASSERT_GT(run.observations.n_test, 0);
   EXPECT_EQ(std::get<std::int64_t>(run.report.find("nodes")->value), 36);
   EXPECT_EQ(std::get<std::int64_t>(run.report.find("train")->value) + std::get<std::int64_t>(run.report.find("test")->value),
@@ -91,4 +93,18 @@ TEST(MethodRun, AttentionHeadFiguresFollowTheHeads) {
                                                            "head1_bad_rows"}));
   EXPECT_EQ(std::get<double>(report.find("head1_denominator_min")->value), run.heads[1].stats.denominator_min);
   EXPECT_EQ(run.qkv.dv, 3);
+  EXPECT_GT(run.memory_estimate_mib, 0.0);
+  EXPECT_GT(run.peak_mib, 0.0);
+}
+
+// A run whose memory estimate exceeds the limit is refused on every rank before it walks (no rank left waiting).
+TEST(MethodRun, AttentionAndGpRefuseRunsBeyondTheMemoryLimit) {
+  const DistributedGraph g = load("grid:5x5", "block");
+  AttentionRunOptions attention;
+  attention.synthetic = {4, 3};
+  attention.memory_limit = 4096;
+  EXPECT_THROW(run_graph_attention(g, attention, quiet_log()), InputError);
+  GpRunOptions gp = graphrf::testing::small_gp_options(0.3);
+  gp.memory_limit = 4096;
+  EXPECT_THROW(run_gp_regression(g, gp, quiet_log()), InputError);
 }

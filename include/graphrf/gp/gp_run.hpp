@@ -36,6 +36,7 @@ struct GpRunOptions {
   bool reference = false;      // also the exact-kernel GP on rank 0 (the caller checks the graph is small)
   bool normalize_y = true;     // fit (y - mean) / sd of the training targets, as scikit-learn's normalize_y
   std::int64_t exact_variance_max_tests = 5000;  // exact variances cost one CG solve per test node
+  std::uint64_t memory_limit = 0;  // --memory-limit per rank (0: the node's, memory_limit.hpp)
 };
 
 struct GpRun {
@@ -53,6 +54,7 @@ struct GpRun {
   GpMetrics metrics;                // test figures, in the user's units
   std::optional<ExactGpComparison> reference;  // in the user's units
   PhaseTimes phases;                // walk, learn, predict, reference
+  double memory_estimate_mib = 0, peak_mib = 0;  // per rank, the largest over ranks (gp_memory.hpp)
   // nodes, train, test, theta, times, CG iterations, last LML, test metrics and the reference's figures, with
   // their attributes under /gp/theta, /gp/metrics and /gp/reference.
   Report report;
@@ -61,7 +63,8 @@ struct GpRun {
   const Eigen::VectorXd& variance() const { return exact_variance ? prediction.exact_variance : prediction.variance; }
 };
 
-// Collective. Logs each phase on rank 0. InputError (collective) on bad observations.
+// Collective. Logs each phase on rank 0. InputError (collective) on bad observations, and before walking when the
+// memory estimate (gp_memory.hpp) exceeds the memory limit.
 GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& options, const Log& log);
 
 }  // namespace graphrf

@@ -61,6 +61,13 @@ struct DistributedGraph {
   std::vector<std::int64_t> arc_sources() const;
   // Bytes this rank's arrays hold (their capacities): the graph's share in the memory estimates of runs.
   double array_bytes() const;
+  // The shares of this rank's arcs that lead to another rank's node and to another host's node, and the nodes of
+  // other hosts: how much of what walks from here visit lies elsewhere, for the memory estimates of runs.
+  struct LeavingArcs {
+    double other_rank = 0, other_host = 0;
+  };
+  LeavingArcs leaving_arc_shares() const;
+  std::int64_t nodes_on_other_hosts() const;
 };
 
 // Relabels the canonical graph by `part` (one part per rank) and moves every row to its owner. Collective.
