@@ -209,6 +209,10 @@ std::string OutputTemporary::publish() {
     return error;
   }
   published_ = true;
+  // The lock now sits on the published file, where it marks nothing (sweeps look at temporary names only) and would
+  // make HDF5 readers that open it before this object dies fail ("unable to lock file"): released at once.
+  ::close(lock_fd_);
+  lock_fd_ = -1;
   return {};
 }
 

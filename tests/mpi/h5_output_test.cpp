@@ -352,6 +352,25 @@ TEST_F(H5OutputTest, ZeroTotalRowsStillCreatesTheDatasets) {
   EXPECT_EQ(f.dims("/empty_replicated"), (std::vector<hsize_t>{0}));
 }
 
+// Once commit() returns, every rank may open the published file with HDF5's default (locking) reader although
+// the writer object is still alive: the temporary's lock (rank 0's, against stale-file sweeps) went with the
+// rename. A lock kept until the writer died failed a reader on another rank now and then ("unable to lock file").
+TEST_F(H5OutputTest, ThePublishedFileOpensForReadingBeforeTheWriterIsDestroyed) {
+  const std::string path = file("read-at-once.h5");
+  H5Output out(comm, path);
+  out.write_replicated("/x", std::vector<double>{1.0, 2.0});
+  out.commit();
+  {
+    Reader f(path);
+    EXPECT_EQ(f.dims("/x"), (std::vector<hsize_t>{2}));
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::flock(fd, LOCK_SH | LOCK_NB), 0) << "the published file is still locked";
+  ::close(fd);
+  comm.barrier();
+}
+
 // Restores the per-call write limit even if a test fails.
 struct MaxWriteBytes {
   explicit MaxWriteBytes(std::uint64_t bytes) : saved(H5Output::max_write_bytes()) { H5Output::set_max_write_bytes(bytes); }

@@ -4,10 +4,10 @@
 // Every writer (H5Output, graphrf couple's sigma file, graphrf-partition's part file) writes to a temporary
 // name of its own, PATH.<host>.<pid>.<16 hex digits>.partial, which rank 0 creates exclusively (O_EXCL) and
 // broadcasts, and publishes it by renaming it to PATH. Two runs writing the same PATH therefore never share a
-// file: the last one to finish wins, whole. Rank 0 holds an flock() on its temporary file for as long as the
-// run lives; a later run to the same PATH removes the temporaries it can lock (their owner has died, e.g. by
-// SIGKILL or MPI_Abort) and never touches a live run's. Where the file system has no flock() the temporary is
-// created all the same and stale ones are left for the user.
+// file: the last one to finish wins, whole. Rank 0 holds an flock() on its temporary file until it publishes it;
+// a later run to the same PATH removes the temporaries it can lock (their owner has died, e.g. by SIGKILL or
+// MPI_Abort) and never touches a live run's. Where the file system has no flock() the temporary is created all
+// the same and stale ones are left for the user.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,8 +48,9 @@ class OutputTemporary {
   std::string reserve(std::uint64_t extra);
   // Rank 0 only: frees what reserve() allocated past the end the file has now (truncating it to its own size).
   void trim_reserve();
-  // Rank 0 only: renames the temporary file to the output path. Returns "" on success, else the reason (the
-  // temporary file is then removed): the target became something other than a regular file, or the rename failed.
+  // Rank 0 only: renames the temporary file to the output path and releases the lock. Returns "" on success, else
+  // the reason (the temporary file is then removed): the target became something other than a regular file, or the
+  // rename failed.
   std::string publish();
 
  private:
