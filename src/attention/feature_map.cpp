@@ -18,7 +18,6 @@ namespace {
 
 bool uses_frequencies_for_exp(FeatureKind k) { return k == FeatureKind::favor || k == FeatureKind::dark; }
 
-
 }  // namespace
 
 int resolve_feature_count(const FeatureOptions& o, int d) {

@@ -81,7 +81,6 @@ GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& o, const 
   log.info("kernel      sigma_f^2 x " + describe(o.kernel) + ", noise sigma_n = " + fmt(o.sigma_n, 4) + " (starting values), learn " +
            gp_learn_name(o.learn));
 
-  // Walk once; every hyperparameter value reuses the length-resolved M_t.
   const GpMemory estimate = estimate_gp_memory(g, o);
   const double need = comm.max(estimate.total());
   log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (blocks of " +
@@ -89,6 +88,7 @@ GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& o, const 
            std::to_string(o.prediction.samples) + " samples)");
   check_memory_fits(comm, need, memory_limit_per_rank(comm, o.memory_limit),
                     "GP regression (" + std::to_string(o.lml.probes) + " probes, " + std::to_string(o.prediction.samples) + " samples)");
+  // Walk once; every hyperparameter value reuses the length-resolved M_t.
   const GrfRun run = compute_grf(g, o.kernel, o.walk, GrfEstimator::symmetric, log);
   out.phases.add("walk", phase.seconds());
   GrfFeatureOperator phi(g, run.by_length[0]);
