@@ -2,10 +2,8 @@
 
 #include <algorithm>
 
-#include "graphrf/core/memory_size.hpp"
 #include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/grf/grf_memory.hpp"
-#include "graphrf/mpi/log.hpp"
 
 namespace graphrf {
 
@@ -65,12 +63,6 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
   const double writing = 8 * n * heads * dv * 6;   // the outputs gathered, interleaved and put in canonical order
   out.pass_bytes = std::max({pass, features, writing});
   return out;
-}
-
-std::string describe_max(const Communicator& comm, const AttentionMemory& m) {
-  const auto mib = [&](double bytes) { return fmt(comm.max(bytes) / kMiB, 1); };
-  return "graph " + mib(m.graph_bytes) + " + GRF rows " + mib(m.grf_bytes) + " + dense rows " + mib(m.dense_bytes) +
-         " + passes " + mib(m.pass_bytes) + " = " + mib(m.total()) + " MiB";
 }
 
 }  // namespace graphrf

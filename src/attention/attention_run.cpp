@@ -62,12 +62,12 @@ AttentionRun run_graph_attention(const DistributedGraph& g, const AttentionRunOp
   AttentionShape shape{qkv.heads, qkv.d, qkv.dv, 0};
   collective_try(comm, [&] { shape.m = resolve_feature_count(config.features, qkv.d); });
   const AttentionMemory estimate = estimate_attention_memory(g, config, shape);
-  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (" + std::to_string(shape.heads) +
-           " head(s), m = " + std::to_string(shape.m) + " features, d_v = " + std::to_string(shape.dv) + ")");
-  const double need = comm.max(estimate.total());
-  check_memory_fits(comm, need, memory_limit_per_rank(comm, o.memory_limit),
-                    "attention (" + std::to_string(shape.heads) + " head(s), S and z of m d_v + m = " +
-                        std::to_string(shape.m * shape.dv + shape.m) + " values per node)");
+  const double need = announce_memory_estimate(
+      comm, log, estimate.parts(),
+      std::to_string(shape.heads) + " head(s), m = " + std::to_string(shape.m) + " features, d_v = " + std::to_string(shape.dv),
+      o.memory_limit,
+      "attention (" + std::to_string(shape.heads) + " head(s), S and z of m d_v + m = " +
+          std::to_string(shape.m * shape.dv + shape.m) + " values per node)");
   phase.reset();
   run.heads = run_attention(g, qkv, config, log);
   check_outputs_finite(g, run.heads, o.qkv_path.empty() ? "synthetic Q/K/V" : o.qkv_path);

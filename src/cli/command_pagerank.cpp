@@ -68,6 +68,7 @@ int run_pagerank_command(const CommandContext& ctx, PageRankCommandOptions& o) {
     if (graph_options.keep_self_loops)
       throw InputError("--keep-self-loops: pagerank keeps self-loops by default, as networkx does (--drop-self-loops drops them)");
     graph_options.keep_self_loops = !o.drop_self_loops;
+    options.memory_limit = graph_options.memory_limit;
     // Weighted steps only on a graph with weights (decided once it is loaded); validated as uniform till then.
     options.step = parse_step_rule(o.step);
     WalkOptions& walk = options.walk;

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "graphrf/core/memory_size.hpp"
 #include "graphrf/grf/grf_memory.hpp"
-#include "graphrf/mpi/log.hpp"
 
 namespace graphrf {
 
@@ -53,12 +51,6 @@ GpMemory estimate_gp_memory(const DistributedGraph& g, const GpRunOptions& o) {
   const double building = 2 * kBuildEntryBytes * entries;  // before any block exists
   out.block_bytes = std::max(blocks, building);
   return out;
-}
-
-std::string describe_max(const Communicator& comm, const GpMemory& m) {
-  const auto mib = [&](double bytes) { return fmt(comm.max(bytes) / kMiB, 1); };
-  return "graph " + mib(m.graph_bytes) + " + GRF rows " + mib(m.grf_bytes) + " + operator " + mib(m.operator_bytes) +
-         " + blocks " + mib(m.block_bytes) + " = " + mib(m.total()) + " MiB";
 }
 
 }  // namespace graphrf

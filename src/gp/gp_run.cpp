@@ -82,12 +82,10 @@ GpRun run_gp_regression(const DistributedGraph& g, const GpRunOptions& o, const 
            gp_learn_name(o.learn));
 
   const GpMemory estimate = estimate_gp_memory(g, o);
-  const double need = comm.max(estimate.total());
-  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (blocks of " +
-           (o.lml.probes > 0 ? std::to_string(o.lml.probes) : std::string("one per training node")) + " probes and " +
-           std::to_string(o.prediction.samples) + " samples)");
-  check_memory_fits(comm, need, memory_limit_per_rank(comm, o.memory_limit),
-                    "GP regression (" + std::to_string(o.lml.probes) + " probes, " + std::to_string(o.prediction.samples) + " samples)");
+  const std::string probes = o.lml.probes > 0 ? std::to_string(o.lml.probes) + " probes" : "one probe per training node";
+  const std::string samples = std::to_string(o.prediction.samples) + " samples";
+  const double need = announce_memory_estimate(comm, log, estimate.parts(), "blocks of " + probes + " and " + samples,
+                                               o.memory_limit, "GP regression (" + probes + ", " + samples + ")");
   // Walk once; every hyperparameter value reuses the length-resolved M_t.
   const GrfRun run = compute_grf(g, o.kernel, o.walk, GrfEstimator::symmetric, log);
   out.phases.add("walk", phase.seconds());

@@ -11,7 +11,7 @@ namespace graphrf {
 
 namespace {
 
-constexpr double kWalkerBytes = 40, kDepositBytes = 24;
+constexpr double kDepositBytes = 24;
 constexpr double kOpenRowVisits = 1 << 19;  // the visits open rows may hold in all (beyond the 64-row minimum)
 constexpr double kLengthResolvedEntryBytes = 8 + 4 + 8, kPhiEntryBytes = 8 + 8, kIndptrBytes = 8;
 
@@ -106,30 +106,23 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
                               LengthResolvedRows length_resolved, const RowEntries& per_row) {
   GrfMemory m;
   const double rows = static_cast<double>(g.n_local());
-  // The engine's arcs: the graph's, plus at most one self-loop per row under --weights combinatorial.
-  const double arcs = static_cast<double>(g.col.size()) + (walk.weights == WeightMode::combinatorial ? rows : 0.0);
-  // The graph, plus the walk engine's row pointers and arc table (and cumulative weights): this rank's rows, its
-  // slice of its host's shared table, so the host's table counts once over its ranks (with, when the run is one
-  // host of several ranks, a copy of the rows' original ids: then ranks also walk each other's start rows).
-  const bool shared_ids = g.hosts && g.hosts->size() > 1 && g.hosts->count() == 1;
-  m.graph_bytes = g.array_bytes() + 8 * (rows + 1) + (shared_ids ? 8 * rows : 0) + kWalkArcBytes * arcs +
-                  (walk.step == StepRule::weighted ? 8 * arcs : 0);
+  // The graph and the walk engine's table (this rank's slice of its host's: walk_arcs.hpp).
+  m.graph_bytes = g.array_bytes() + walk_table_bytes(g, walk);
   // The output is sized for output_entries() in Phi and M_t alike (reserved, so it counts in full).
   const double entries = static_cast<double>(output_entries(g, walk, per_row, length_resolved));
   const bool keep = length_resolved == LengthResolvedRows::keep;
   const double one_ensemble = entries * ((keep ? kLengthResolvedEntryBytes : 0) + kPhiEntryBytes) + rows * kIndptrBytes * (keep ? 2 : 1);
   // When the run is one host of several ranks, a rank that runs out of start rows builds peers' rows too (up to
   // max_peer_row_share of its own count, sized like its own) and holds them until the ensemble's walks end.
-  const double peer_share = shared_ids ? std::max(0.0, limits.max_peer_row_share) : 0.0;
+  const bool one_host_of_several = g.hosts && g.hosts->size() > 1 && g.hosts->count() == 1;
+  const double peer_share = one_host_of_several ? std::max(0.0, limits.max_peer_row_share) : 0.0;
   m.output_bytes = (ensembles + peer_share) * one_ensemble;
   // Open rows' visits (vectors up to twice their size), the walker queue and per-destination batches of
   // walkers and deposits, each possibly twice (being filled and being sent).
   const double open_rows = static_cast<double>(std::min<std::int64_t>(open_row_limit(walk, limits), std::max<std::int64_t>(g.n_local(), 1)));
   const double ranks = g.comm->size();
   m.in_flight_bytes = 2 * open_rows * static_cast<double>(walk.walkers) * expected_hops_per_walk(walk) * kDepositBytes +
-                      static_cast<double>(limits.max_walkers_in_flight) * kWalkerBytes +
-                      2 * ranks * (static_cast<double>(limits.walker_batch) * kWalkerBytes +
-                                   static_cast<double>(limits.deposit_batch) * kDepositBytes);
+                      walkers_in_flight_bytes(g, limits) + 2 * ranks * static_cast<double>(limits.deposit_batch) * kDepositBytes;
   return m;
 }
 
@@ -143,11 +136,6 @@ GrfMemory grf_memory_with_output(const GrfMemory& estimate, const GrfRun& run) {
                       static_cast<double>(run.phi[e].col.size()) * kPhiEntryBytes +
                       static_cast<double>(run.by_length[e].indptr.size() + run.phi[e].indptr.size()) * kIndptrBytes;
   return m;
-}
-
-std::string describe_max(const Communicator& comm, const GrfMemory& m) {
-  return "graph " + fmt(comm.max(m.graph_bytes) / kMiB, 0) + " + output " + fmt(comm.max(m.output_bytes) / kMiB, 0) +
-         " + in flight " + fmt(comm.max(m.in_flight_bytes) / kMiB, 0) + " = " + fmt(comm.max(m.total()) / kMiB, 0) + " MiB";
 }
 
 }  // namespace graphrf

@@ -58,7 +58,8 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   WalkLimits limits;
   limits.output_entries = output_entries(g, walk, per_row, length_resolved);
   GrfMemory estimate = estimate_grf_memory(g, walk, limits, ensembles(options.estimator), length_resolved, per_row);
-  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (output: entries per row measured on a sample of rows)");
+  log.info("memory      estimate per rank (max): " + describe_memory_max(comm, estimate.parts(), 0) +
+           " (output: entries per row measured on a sample of rows)");
   // The dense reference runs on rank 0 after the walks, next to the GRF rows: counted with them.
   const double n = static_cast<double>(g.n_global());
   const double reference_bytes = options.dense_reference_matrices * 8.0 * n * n;
@@ -82,7 +83,7 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   const GrfMemory held = grf_memory_with_output(estimate, run);
   const double peak_mib = comm.max(own_peak_memory_mib()), bound_mib = comm.max(held.total()) / kMiB;
   log.info("memory      peak per rank (max) " + fmt(peak_mib, 0) + " MiB = " + fmt(peak_mib / bound_mib, 2) + " x (" +
-           describe_max(comm, held) + ")");
+           describe_memory_max(comm, held.parts(), 0) + ")");
 
   result.report.count("nodes", g.n_global())
       .count("walks", run.walks[0].walkers)

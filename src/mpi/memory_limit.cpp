@@ -61,4 +61,25 @@ void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std
                    /*collective=*/true);
 }
 
+std::string describe_memory_max(const Communicator& comm, std::span<const MemoryPart> parts, int decimals) {
+  std::string out;
+  double total = 0;
+  for (const MemoryPart& part : parts) {
+    out += (out.empty() ? "" : " + ") + std::string(part.name) + " " + fmt(comm.max(part.bytes) / kMiB, decimals);
+    total += part.bytes;
+  }
+  return out + " = " + fmt(comm.max(total) / kMiB, decimals) + " MiB";
+}
+
+double announce_memory_estimate(const Communicator& comm, const Log& log, std::span<const MemoryPart> parts,
+                                const std::string& detail, std::uint64_t memory_limit_option, const std::string& what) {
+  // One decimal: the smallest runs need well under a MiB.
+  log.info("memory      estimate per rank (max): " + describe_memory_max(comm, parts, 1) + " (" + detail + ")");
+  double total = 0;
+  for (const MemoryPart& part : parts) total += part.bytes;
+  const double need = comm.max(total);
+  check_memory_fits(comm, need, memory_limit_per_rank(comm, memory_limit_option), what);
+  return need;
+}
+
 }  // namespace graphrf

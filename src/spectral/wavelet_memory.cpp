@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "graphrf/core/memory_size.hpp"
-#include "graphrf/mpi/log.hpp"
-
 namespace graphrf {
 
 namespace {
@@ -29,12 +26,6 @@ WaveletMemory estimate_wavelet_memory(const DistributedGraph& g, const WaveletOp
   const double moments = 8 * ((kMomentPanels * rows + remote_ghosts) * probes + kMomentSumColumns * rows);
   m.panel_bytes = std::max(filter, moments);
   return m;
-}
-
-std::string describe_max(const Communicator& comm, const WaveletMemory& m) {
-  // One decimal: small graphs need well under a MiB.
-  return "graph " + fmt(comm.max(m.graph_bytes) / kMiB, 1) + " + panels " + fmt(comm.max(m.panel_bytes) / kMiB, 1) +
-         " = " + fmt(comm.max(m.total()) / kMiB, 1) + " MiB";
 }
 
 }  // namespace graphrf

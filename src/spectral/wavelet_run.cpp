@@ -32,11 +32,10 @@ WaveletRunResult run_wavelet(const DistributedGraph& g, const WaveletRunOptions&
   WaveletOptions resolved;
   collective_try(comm, [&] { resolved = resolve_wavelet_options(g.n_global(), features); });
   const WaveletMemory estimate = estimate_wavelet_memory(g, resolved);
-  log.info("memory      estimate per rank (max): " + describe_max(comm, estimate) + " (filters of K + r = " +
-           std::to_string(resolved.rank + resolved.oversample) + " columns, " + std::to_string(resolved.n_probe) + " probes)");
-  const double need = comm.max(estimate.total());
-  check_memory_fits(comm, need, memory_limit_per_rank(comm, options.memory_limit),
-                    "random wavelet features (K + r = " + std::to_string(resolved.rank + resolved.oversample) + " columns)");
+  const std::string columns = "K + r = " + std::to_string(resolved.rank + resolved.oversample) + " columns";
+  const double need = announce_memory_estimate(
+      comm, log, estimate.parts(), "filters of " + columns + ", " + std::to_string(resolved.n_probe) + " probes",
+      options.memory_limit, "random wavelet features (" + columns + ")");
   Timer timer;
   const DistributedOperator laplacian = wavelet_laplacian_operator(g, options.laplacian);
   // Gershgorin: the eigenvalues of D - A lie in [0, 2 max_i d_i].

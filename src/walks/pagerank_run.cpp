@@ -4,6 +4,9 @@
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
+#include "graphrf/mpi/run_summary.hpp"
+#include "graphrf/walks/pagerank_memory.hpp"
 
 namespace graphrf {
 
@@ -28,6 +31,12 @@ PageRankResult run_pagerank(const DistributedGraph& g, const PageRankRunOptions&
   log.info("pagerank    damping " + fmt(1 - walk.p_halt, 3) + ", " + std::to_string(walk.walkers) + " walkers per node, coupling " +
            coupling_name(walk.coupling) + ", max-length " + std::to_string(walk.max_length) + ", P = D_out^-1 A on " +
            (weighted ? "the arc weights" : "the arc pattern") + (g.report.directed ? " (directed)" : " (symmetrised)"));
+  const PageRankMemory estimate = estimate_pagerank_memory(g, walk, WalkLimits{}, options.reference);
+  const double need = announce_memory_estimate(
+      comm, log, estimate.parts(),
+      std::string("teleport table of all ") + std::to_string(g.n_global()) + " nodes" +
+          (options.reference ? ", the power iteration's arc buffers" : ""),
+      options.memory_limit, "pagerank (" + std::to_string(walk.walkers) + " walkers per node)");
   r.estimate = pagerank_by_walks(g, walk, log);
   const WalkStatistics& s = r.estimate.walks;
   r.walk_phase_seconds = phase.seconds();
@@ -57,6 +66,9 @@ PageRankResult run_pagerank(const DistributedGraph& g, const PageRankRunOptions&
         .count("top_overlap", cmp.top_overlap, "top-" + std::to_string(cmp.top_size) + " overlap", {{"/pagerank", "top_overlap"}})
         .count("reference_iterations", r.exact.iterations);
   }
+  const double peak_mib = comm.max(own_peak_memory_mib());
+  log.info("memory      " + describe_peak(peak_mib, need / kMiB));
+  r.report.number("memory_estimate_mib", need / kMiB, 1).number("peak_mib", peak_mib, 1);
   return r;
 }
 

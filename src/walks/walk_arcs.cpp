@@ -127,6 +127,13 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   id_data_ = hosts.count() == 1 ? shared_ids_.data() : nullptr;
 }
 
+double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o) {
+  const auto rows = static_cast<double>(g.n_local());
+  const double arcs = static_cast<double>(g.col.size()) + (o.weights == WeightMode::combinatorial ? rows : 0.0);
+  const bool shared_ids = g.hosts && g.hosts->size() > 1 && g.hosts->count() == 1;
+  return kWalkArcBytes * arcs + (o.step == StepRule::weighted ? 8 * arcs : 0) + 8 * (rows + 1) + (shared_ids ? 8 * rows : 0);
+}
+
 bool WalkArcs::serves(const DistributedGraph& g, const WalkOptions& o) const {
   return &g == graph_ && o.weights == weights_ && o.step == step_ && o.scale == scale_ && o.max_degree == max_degree_;
 }

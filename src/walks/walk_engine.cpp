@@ -971,6 +971,12 @@ class WalkSimulation {
 
 }  // namespace
 
+double walkers_in_flight_bytes(const DistributedGraph& g, const WalkLimits& limits) {
+  const double ranks = g.comm->size();
+  return (static_cast<double>(limits.max_walkers_in_flight) + 2 * ranks * static_cast<double>(limits.walker_batch)) *
+         sizeof(Walker);
+}
+
 WalkResult run_walks(const DistributedGraph& g, const WalkOptions& options, const Log& log, const WalkLimits& limits,
                      DepositSink* sink, const WalkArcs* arcs) {
   WalkSimulation simulation(g, options, log, limits, sink, arcs);

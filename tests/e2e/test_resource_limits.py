@@ -14,7 +14,8 @@ And the grf memory estimate (entries per row measured on a sample of rows) is at
 peak memory over a run of the same graph with one short walk per node, and at most 3 times it; the wavelet
 estimate likewise against the growth of the peak from K = 1 to K = 64 (filters of 16 and 79 columns), and the
 attention estimate against the growth from d = d_v = 1 to 32 (one host, --host-size 1, Alg. 2), the gp estimate
-against the growth from 1 to 256 samples and probes; a wavelet, attention or gp run whose estimate exceeds
+against the growth from 1 to 256 samples and probes, the pagerank estimate against the growth from 900 to 360000
+nodes (with the power iteration); a wavelet, attention, gp or pagerank run whose estimate exceeds
 --memory-limit is refused before its work.
 """
 
@@ -120,11 +121,24 @@ def test_default_limit_within_the_address_space_limit():
                              directory=d, program=prlimit)
 
 
-def estimate_and_peak(np_, graph, walk):
-    r = e2e.run(np_, ["grf", "--graph", graph] + walk, timeout=240)
+def run_estimate_and_peak(np_, args):
+    """A run's memory estimate per rank (the line before its work) and its measured peak, in MiB."""
+    r = e2e.run(np_, args, timeout=240)
     estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
-    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
-    return estimate, peak
+    return estimate, float(r.result()["peak_mib"])
+
+
+def check_estimate_bounds_growth(np_, what, estimate, peak, base):
+    """The estimate covers what the larger run adds to the peak of a small one, and not more than 3 times it."""
+    growth = peak - base
+    print("      np=%d %s: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB" % (np_, what, estimate, peak, base, growth),
+          flush=True)
+    assert estimate >= growth, (estimate, growth)
+    assert estimate <= 3 * growth, (estimate, growth)
+
+
+def estimate_and_peak(np_, graph, walk):
+    return run_estimate_and_peak(np_, ["grf", "--graph", graph] + walk)
 
 
 def test_walk_memory_estimate_is_an_honest_bound():
@@ -136,30 +150,17 @@ def test_walk_memory_estimate_is_an_honest_bound():
         for graph, walk in configs:
             estimate, peak = estimate_and_peak(np_, graph, walk)
             _, base = estimate_and_peak(np_, graph, ["--walkers", "1", "--p-halt", "0.5", "--max-length", "1"])
-            growth = peak - base
-            print("      np=%d %s %s: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
-                  % (np_, graph, " ".join(walk), estimate, peak, base, growth), flush=True)
-            assert estimate >= growth, (estimate, growth)
-            assert estimate <= 3 * growth, (estimate, growth)
-
-
-def wavelet_estimate_and_peak(np_, k):
-    r = e2e.run(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", str(k)], timeout=240)
-    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
-    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
-    return estimate, peak
+            check_estimate_bounds_growth(np_, graph + " " + " ".join(walk), estimate, peak, base)
 
 
 def test_wavelet_memory_estimate_is_an_honest_bound():
     # K = 64 (79 columns) against K = 1 (16): what the wider panels add to the peak is within the estimate.
+    def estimate_and_peak(np_, k):
+        return run_estimate_and_peak(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", str(k)])
     for np_ in RANKS:
-        estimate, peak = wavelet_estimate_and_peak(np_, 64)
-        _, base = wavelet_estimate_and_peak(np_, 1)
-        growth = peak - base
-        print("      np=%d wavelet K 64: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
-              % (np_, estimate, peak, base, growth), flush=True)
-        assert estimate >= growth, (estimate, growth)
-        assert estimate <= 3 * growth, (estimate, growth)
+        estimate, peak = estimate_and_peak(np_, 64)
+        _, base = estimate_and_peak(np_, 1)
+        check_estimate_bounds_growth(np_, "wavelet K 64", estimate, peak, base)
         # Refused before filtering when the estimate exceeds --memory-limit.
         with e2e.TempDir() as d:
             e2e.expect_error(np_, ["wavelet", "--graph", "grid:200x200", "--embedding-dim", "64", "--memory-limit",
@@ -167,28 +168,19 @@ def test_wavelet_memory_estimate_is_an_honest_bound():
                              "random wavelet features (K + r = 79 columns)", LIMIT, directory=d)
 
 
-def attention_estimate_and_peak(np_, synthetic, extra):
-    r = e2e.run(np_, ["attention", "--graph", "grid:200x200", "--synthetic", synthetic] + extra, timeout=240)
-    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
-    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
-    return estimate, peak
-
-
 def test_attention_memory_estimate_is_an_honest_bound():
     # d = d_v = 32 (S and z: 1056 values per node) against d = d_v = 1: what the wider rows add to the peak is within
     # the estimate, on one host, with every rank its own host (rows fetched by message) and under Alg. 2.
+    def estimate_and_peak(np_, synthetic, extra):
+        return run_estimate_and_peak(np_, ["attention", "--graph", "grid:200x200", "--synthetic", synthetic] + extra)
     configs = [[], ["--host-size", "1"], ["--estimator", "asymmetric", "--heads", "2"]]
     for np_ in RANKS:
         estimates = []
         for extra in configs:
-            estimate, peak = attention_estimate_and_peak(np_, "32,32", extra)
+            estimate, peak = estimate_and_peak(np_, "32,32", extra)
             estimates.append(estimate)
-            _, base = attention_estimate_and_peak(np_, "1,1", extra)
-            growth = peak - base
-            print("      np=%d attention d = d_v = 32 %s: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
-                  % (np_, " ".join(extra), estimate, peak, base, growth), flush=True)
-            assert estimate >= growth, (estimate, growth)
-            assert estimate <= 3 * growth, (estimate, growth)
+            _, base = estimate_and_peak(np_, "1,1", extra)
+            check_estimate_bounds_growth(np_, "attention d = d_v = 32 " + " ".join(extra), estimate, peak, base)
         # Refused before the walks when the estimate exceeds --memory-limit.
         with e2e.TempDir() as d:
             e2e.expect_error(np_, ["attention", "--graph", "grid:200x200", "--synthetic", "32,32", "--memory-limit",
@@ -196,31 +188,37 @@ def test_attention_memory_estimate_is_an_honest_bound():
                              "attention (1 head(s), S and z of m d_v + m = 1056 values per node)", LIMIT, directory=d)
 
 
-def gp_estimate_and_peak(np_, samples, probes):
-    r = e2e.run(np_, ["gp", "--graph", "grid:200x200", "--synthetic", "0.1", "--iterations", "2", "--walkers", "8",
-                      "--samples", str(samples), "--probes", str(probes)], timeout=240)
-    estimate = float(re.search(r"estimate per rank \(max\): .* = ([\d.]+) MiB", r.stdout).group(1))
-    peak = float(re.search(r"peak per rank \(max\) (\d+) MiB", r.stdout).group(1))
-    return estimate, peak
-
-
 def test_gp_memory_estimate_is_an_honest_bound():
     # 256 pathwise samples (prediction solves for 257 columns), then 256 probes (learning solves for 257), against
     # one of each: what the wider blocks add to the peak is within the estimate.
+    def estimate_and_peak(np_, samples, probes):
+        return run_estimate_and_peak(np_, ["gp", "--graph", "grid:200x200", "--synthetic", "0.1", "--iterations", "2",
+                                           "--walkers", "8", "--samples", str(samples), "--probes", str(probes)])
     for np_ in RANKS:
-        _, base = gp_estimate_and_peak(np_, 1, 1)
+        _, base = estimate_and_peak(np_, 1, 1)
         for samples, probes in ((256, 1), (1, 256)):
-            estimate, peak = gp_estimate_and_peak(np_, samples, probes)
-            growth = peak - base
-            print("      np=%d gp --samples %d --probes %d: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB"
-                  % (np_, samples, probes, estimate, peak, base, growth), flush=True)
-            assert estimate >= growth, (estimate, growth)
-            assert estimate <= 3 * growth, (estimate, growth)
+            estimate, peak = estimate_and_peak(np_, samples, probes)
+            check_estimate_bounds_growth(np_, "gp --samples %d --probes %d" % (samples, probes), estimate, peak, base)
         # Refused before the walks when the estimate exceeds --memory-limit.
         with e2e.TempDir() as d:
             e2e.expect_error(np_, ["gp", "--graph", "grid:200x200", "--synthetic", "0.1", "--probes", "256",
                                    "--memory-limit", "%dM" % (estimate // 2), "--out", "{out}"],
                              "GP regression (256 probes, 64 samples)", LIMIT, directory=d)
+
+
+def test_pagerank_memory_estimate_is_an_honest_bound():
+    # 360000 nodes against 900: what the walk table, walkers in flight, the teleport table of every node and the
+    # power iteration's arc buffers add to the peak is within the estimate.
+    def estimate_and_peak(np_, graph):
+        return run_estimate_and_peak(np_, ["pagerank", "--graph", graph, "--reference"])
+    for np_ in RANKS:
+        _, base = estimate_and_peak(np_, "grid:30x30")
+        estimate, peak = estimate_and_peak(np_, "grid:600x600")
+        check_estimate_bounds_growth(np_, "pagerank grid:600x600 --reference", estimate, peak, base)
+        # Refused before the walks when the estimate exceeds --memory-limit.
+        with e2e.TempDir() as d:
+            e2e.expect_error(np_, ["pagerank", "--graph", "grid:600x600", "--memory-limit", "%dM" % (estimate // 2),
+                                   "--out", "{out}"], "pagerank (16 walkers per node)", LIMIT, directory=d)
 
 
 if __name__ == "__main__":

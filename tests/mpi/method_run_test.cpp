@@ -10,6 +10,7 @@
 #include "graphrf/attention/attention_run.hpp"
 #include "graphrf/gp/gp_output.hpp"
 #include "graphrf/gp/gp_run.hpp"
+#include "graphrf/walks/pagerank_run.hpp"
 #include "mpi_test_support.hpp"
 #include "small_gp_options.hpp"
 
@@ -98,7 +99,7 @@ TEST(MethodRun, AttentionHeadFiguresFollowTheHeads) {
 }
 
 // A run whose memory estimate exceeds the limit is refused on every rank before it walks (no rank left waiting).
-TEST(MethodRun, AttentionAndGpRefuseRunsBeyondTheMemoryLimit) {
+TEST(MethodRun, AttentionGpAndPageRankRefuseRunsBeyondTheMemoryLimit) {
   const DistributedGraph g = load("grid:5x5", "block");
   AttentionRunOptions attention;
   attention.synthetic = {4, 3};
@@ -107,4 +108,10 @@ TEST(MethodRun, AttentionAndGpRefuseRunsBeyondTheMemoryLimit) {
   GpRunOptions gp = graphrf::testing::small_gp_options(0.3);
   gp.memory_limit = 4096;
   EXPECT_THROW(run_gp_regression(g, gp, quiet_log()), InputError);
+  PageRankRunOptions pagerank;
+  pagerank.walk.max_length = pagerank_default_max_length(pagerank.walk.p_halt);
+  pagerank.memory_limit = 4096;
+  EXPECT_THROW(run_pagerank(g, pagerank, quiet_log()), InputError);
+  pagerank.memory_limit = 0;  // the node's share: a 25-node run fits
+  EXPECT_GT(run_pagerank(g, pagerank, quiet_log()).estimate.walks.walkers, 0);
 }

@@ -52,13 +52,14 @@ TEST(PageRankRun, EstimateSumsToOneAndTheReferenceAddsItsErrors) {
   o.reference = true;
   const PageRankResult r = run_pagerank(g, o, silent());
   EXPECT_EQ(keys(r.report), (std::vector<std::string>{"nodes", "walkers", "walks", "hops", "walk_seconds", "l1_error",
-                                                      "max_relative_error", "top_overlap", "reference_iterations"}));
+                                                      "max_relative_error", "top_overlap", "reference_iterations",
+                                                      "memory_estimate_mib", "peak_mib"}));
   EXPECT_EQ(r.walk.step, StepRule::uniform);  // an unweighted grid: weighted steps are the uniform ones
   EXPECT_NEAR(std::accumulate(r.estimate.rank.begin(), r.estimate.rank.end(), 0.0), 1.0, 1e-12);
   EXPECT_NEAR(std::accumulate(r.exact.rank.begin(), r.exact.rank.end(), 0.0), 1.0, 1e-10);
   EXPECT_EQ(std::get<std::int64_t>(r.report.find("top_overlap")->value), 42);  // every node is in the top 100
   o.reference = false;
-  EXPECT_EQ(keys(run_pagerank(g, o, silent()).report).size(), 5u);
+  EXPECT_EQ(keys(run_pagerank(g, o, silent()).report).size(), 7u);
 }
 
 TEST(WaveletRun, CombinatorialSpectrumBoundAndSampledReferenceOfEveryNode) {

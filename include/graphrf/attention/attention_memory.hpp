@@ -12,7 +12,9 @@
 //    phi(k), v rows and the rows fetched from other hosts. Rows from other hosts are counted at one per entry
 //    that may lie there (a visit t hops out, at most about t times the share of arcs that cross hosts) or one
 //    per node of other hosts, whichever is fewer.
-#include <string>
+#include <array>
+
+#include "graphrf/core/memory_size.hpp"
 
 #include "graphrf/attention/attention_pipeline.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
@@ -22,6 +24,9 @@ namespace graphrf {
 struct AttentionMemory {
   double graph_bytes = 0, grf_bytes = 0, dense_bytes = 0, pass_bytes = 0;
   double total() const { return graph_bytes + grf_bytes + dense_bytes + pass_bytes; }
+  std::array<MemoryPart, 4> parts() const {
+    return {{{"graph", graph_bytes}, {"GRF rows", grf_bytes}, {"dense rows", dense_bytes}, {"passes", pass_bytes}}};
+  }
 };
 
 // The width of one head's inputs and features.
@@ -32,7 +37,5 @@ struct AttentionShape {
 // Collective.
 AttentionMemory estimate_attention_memory(const DistributedGraph& g, const AttentionConfig& config,
                                           const AttentionShape& shape);
-// "graph A + GRF rows B + dense rows C + passes D = T MiB", each the largest over ranks. Collective.
-std::string describe_max(const Communicator& comm, const AttentionMemory& m);
 
 }  // namespace graphrf

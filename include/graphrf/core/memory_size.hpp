@@ -9,6 +9,12 @@ namespace graphrf {
 
 constexpr double kMiB = 1024.0 * 1024.0;  // for the MiB figures runs print
 
+// One named part of a run's memory estimate ("graph", "output", ...), in bytes on this rank.
+struct MemoryPart {
+  const char* name;
+  double bytes;
+};
+
 // Bytes available to this process now: /proc/meminfo MemAvailable, lowered to the cgroup's remaining
 // allowance (cgroup v2 memory.max - memory.current, or v1 memory.limit_in_bytes - usage) when one is set.
 // 0 when nothing can be read (then no limit is applied); at least 1 when something could.

@@ -9,7 +9,9 @@
 // Training and test counts are known only after the walks (synthetic observations are drawn through them): the
 // estimate takes their upper bounds (the synthetic share of the nodes, or every node for observations from a
 // file).
-#include <string>
+#include <array>
+
+#include "graphrf/core/memory_size.hpp"
 
 #include "graphrf/gp/gp_run.hpp"
 #include "graphrf/graph/distributed_graph.hpp"
@@ -19,6 +21,9 @@ namespace graphrf {
 struct GpMemory {
   double graph_bytes = 0, grf_bytes = 0, operator_bytes = 0, block_bytes = 0;
   double total() const { return graph_bytes + grf_bytes + operator_bytes + block_bytes; }
+  std::array<MemoryPart, 4> parts() const {
+    return {{{"graph", graph_bytes}, {"GRF rows", grf_bytes}, {"operator", operator_bytes}, {"blocks", block_bytes}}};
+  }
 };
 
 // Blocks of n_local rows held at once, for a training share s of the nodes (the CG iterates have the training rows
@@ -29,7 +34,5 @@ double learn_blocks(double train_share);
 double predict_blocks(double train_share);
 
 GpMemory estimate_gp_memory(const DistributedGraph& g, const GpRunOptions& options);
-// "graph A + GRF rows B + operator C + blocks D = T MiB", each the largest over ranks. Collective.
-std::string describe_max(const Communicator& comm, const GpMemory& m);
 
 }  // namespace graphrf

@@ -5,6 +5,7 @@
 // max_peer_row_share), and the fixed in-flight cap (visits of open rows, walker and deposit batches). The
 // estimate is printed before walking; after walking the same terms with the real output size are compared with
 // the measured peak. The general memory check of a run builds on these figures.
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,9 @@ namespace graphrf {
 struct GrfMemory {
   double graph_bytes = 0, output_bytes = 0, in_flight_bytes = 0;
   double total() const { return graph_bytes + output_bytes + in_flight_bytes; }
+  std::array<MemoryPart, 3> parts() const {
+    return {{{"graph", graph_bytes}, {"output", output_bytes}, {"in flight", in_flight_bytes}}};
+  }
 };
 
 // How many start rows may be open at once: as many as the in-flight walker cap covers and as hold about
@@ -55,7 +59,5 @@ GrfMemory estimate_grf_memory(const DistributedGraph& g, const WalkOptions& walk
 int ensembles(GrfEstimator estimator);
 // The estimate with the output this rank actually holds after the run.
 GrfMemory grf_memory_with_output(const GrfMemory& estimate, const GrfRun& run);
-// "graph A + output B + in flight C = T MiB", each the largest over ranks. Collective.
-std::string describe_max(const Communicator& comm, const GrfMemory& m);
 
 }  // namespace graphrf

@@ -1,9 +1,12 @@
 #pragma once
 // The memory budget of one rank and the check that a phase fits in it, decided the same way on every rank.
 #include <cstdint>
+#include <span>
 #include <string>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/mpi/communicator.hpp"
+#include "graphrf/mpi/log.hpp"
 
 namespace graphrf {
 
@@ -24,5 +27,15 @@ std::uint64_t default_memory_limit(std::uint64_t available, std::uint64_t node_h
 // "WHAT needs about X per rank, more than the Y per rank this run may use (--memory-limit ...)".
 void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std::uint64_t limit,
                        const std::string& what);
+
+// Collective: "graph A + output B + ... = T MiB" with `decimals` decimals, each figure the maximum over ranks
+// (so the parts need not add up to T, the maximum of their sums).
+std::string describe_memory_max(const Communicator& comm, std::span<const MemoryPart> parts, int decimals);
+
+// Collective: says a run's estimate before its work ("memory      estimate per rank (max): PARTS (DETAIL)", one
+// decimal) and checks it against the run's limit (memory_limit_per_rank of `memory_limit_option`), refusing
+// the run as check_memory_fits does, naming WHAT. Returns the estimate's maximum over ranks, in bytes.
+double announce_memory_estimate(const Communicator& comm, const Log& log, std::span<const MemoryPart> parts,
+                                const std::string& detail, std::uint64_t memory_limit_option, const std::string& what);
 
 }  // namespace graphrf

@@ -5,7 +5,9 @@
 // panels and the output's column-major copy: five n_local x b panels (six are counted); the eigencount's moments hold the probes, the
 // two recurrence panels and 20 columns of per-row sums (n_probe columns). Ghost rows from other hosts (all ghosts
 // when every rank is its own host) arrive in one more array of the panel's width.
-#include <string>
+#include <array>
+
+#include "graphrf/core/memory_size.hpp"
 
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/spectral/random_wavelet_features.hpp"
@@ -15,11 +17,10 @@ namespace graphrf {
 struct WaveletMemory {
   double graph_bytes = 0, panel_bytes = 0;
   double total() const { return graph_bytes + panel_bytes; }
+  std::array<MemoryPart, 2> parts() const { return {{{"graph", graph_bytes}, {"panels", panel_bytes}}}; }
 };
 
 // `features`: resolved options (resolve_wavelet_options), so that K + r and the probe count are known.
 WaveletMemory estimate_wavelet_memory(const DistributedGraph& g, const WaveletOptions& features);
-// "graph A + panels B = T MiB", each the largest over ranks. Collective.
-std::string describe_max(const Communicator& comm, const WaveletMemory& m);
 
 }  // namespace graphrf

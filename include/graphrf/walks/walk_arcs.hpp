@@ -34,6 +34,12 @@ struct HopArc {
 // Bytes per arc of the table.
 constexpr int kWalkArcBytes = sizeof(HopArc);
 
+// Bytes of this rank's part of the table for walks on `g` under `o`: its rows' arcs (the graph's, and a self-loop
+// per row under --weights combinatorial), their cumulative weights for weighted steps and row pointers, and, when
+// the run is one host of several ranks, the rows' original ids. On a host of several ranks it is this rank's
+// slice of the host's shared table, so the host's table counts once over its ranks.
+double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o);
+
 class WalkArcs {
  public:
   // Throws Error for --weights combinatorial without d_max. Collective over the host when it has several ranks.

@@ -91,6 +91,10 @@ struct WalkLimits {
   double max_peer_row_share = 0.5;
 };
 
+// Bytes of walkers in flight on a rank at most: the cap on its queue and, per destination rank, a batch being
+// filled and one being sent.
+double walkers_in_flight_bytes(const DistributedGraph& g, const WalkLimits& limits);
+
 struct WalkResult {
   std::vector<std::int64_t> endpoint_counts;  // per owned node, with limits.count_endpoints
   // This rank's start rows from here on were walked by peers on its host (with a sink, their rows built there:

@@ -1,0 +1,33 @@
+#include "graphrf/walks/pagerank_memory.hpp"
+
+#include "graphrf/walks/walk_arcs.hpp"
+
+namespace graphrf {
+
+PageRankMemory estimate_pagerank_memory(const DistributedGraph& g, const WalkOptions& walk, const WalkLimits& limits,
+                                        bool reference) {
+  PageRankMemory m;
+  const auto rows = static_cast<double>(g.n_local()), nodes = static_cast<double>(g.n_global());
+  const auto arcs = static_cast<double>(g.col.size()), ranks = static_cast<double>(g.comm->size());
+  m.graph_bytes = g.array_bytes();
+  // End points are counted for every node of the rank's host (a walker ends wherever on the host it stops).
+  double host_nodes = rows;
+  if (g.hosts && g.hosts->size() > 1) {
+    host_nodes = 0;
+    for (int r = g.hosts->first_rank(g.hosts->index()); r < g.hosts->end_rank(g.hosts->index()); ++r)
+      host_nodes += static_cast<double>(g.dist.count(r));
+  }
+  // A dangling node's walker jumps to a uniform node: every rank holds the global index of every node (8 N), built
+  // from an all-to-all of (canonical, global) pairs: 16 per node received, 16 per own node sent to each rank
+  // (and once more before the copies).
+  const double teleport = 8 * nodes + 16 * nodes + 16 * rows * (ranks + 1);
+  m.walk_bytes = walk_table_bytes(g, walk) + walkers_in_flight_bytes(g, limits) + teleport + 8 * host_nodes;
+  // The power iteration: each arc's slot and (target, value) pair, the pairs received and one more copy of them
+  // in the exchange (its message part, or the host's shared window), and three vectors per node.
+  if (reference) m.reference_bytes = (8 + 3 * 16) * arcs + 3 * 8 * rows;
+  // The estimate, and its canonical-order copy when written.
+  m.rank_bytes = 8 * rows + 16 * rows;
+  return m;
+}
+
+}  // namespace graphrf
