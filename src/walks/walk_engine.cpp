@@ -25,8 +25,12 @@ constexpr std::int64_t kWalkerFinished = -1;
 // Walker and deposit batches leave at least this often while busy, not only when full: a row is built only
 // once its walkers' visits are all home, and rows start only within a window after the oldest unbuilt row,
 // so a walker or visit waiting in a part-filled batch (0.1% of hops cross ranks on a grid: a batch of 4096
-// walkers fills in 0.2 s) stalls its home rank once the window is full.
-constexpr double kBatchFlushSeconds = 0.005;
+// walkers fills in 0.2 s) stalls its home rank once the window is full. A crossing walker's round trip (out in
+// one batch, its visits and completion record back in another) takes up to two intervals, and the window is
+// about 10 ms of walking (2^19 visits at 50M hops/s): at 5 ms, GRF construction on grid:1000x1000 with
+// --host-size 1 spent a third of its time with the window full (29-40M hops/s at n 10, 55-58M at 0.5 ms). Where
+// many hops cross (random graphs) batches fill long before; there the interval changes nothing.
+constexpr double kBatchFlushSeconds = 0.0005;
 
 struct Walker {
   std::int64_t start_id;  // original id of the start node: the key of every random draw
