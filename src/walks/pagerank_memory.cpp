@@ -1,5 +1,7 @@
 #include "graphrf/walks/pagerank_memory.hpp"
 
+#include <cmath>
+
 #include "graphrf/walks/walk_arcs.hpp"
 
 namespace graphrf {
@@ -17,10 +19,11 @@ PageRankMemory estimate_pagerank_memory(const DistributedGraph& g, const WalkOpt
     for (int r = g.hosts->first_rank(g.hosts->index()); r < g.hosts->end_rank(g.hosts->index()); ++r)
       host_nodes += static_cast<double>(g.dist.count(r));
   }
-  // A dangling node's walker jumps to a uniform node: every rank holds the global index of every node (8 N), built
-  // from an all-to-all of (canonical, global) pairs: 16 per node received, 16 per own node sent to each rank
-  // (and once more before the copies).
-  const double teleport = 8 * nodes + 16 * nodes + 16 * rows * (ranks + 1);
+  // A dangling node's walker jumps to a uniform node: each rank holds the global index of a block of N / P
+  // canonical indices, built from an all-to-all of (canonical, global) pairs (16 per own node sent, 16 per block
+  // node received).
+  const double block = std::ceil(nodes / ranks);
+  const double teleport = 8 * block + 16 * block + 16 * rows;
   m.walk_bytes = walk_table_bytes(g, walk) + walkers_in_flight_bytes(g, limits) + teleport + 8 * host_nodes;
   // The power iteration: each arc's slot and (target, value) pair, the pairs received and one more copy of them
   // in the exchange (its message part, or the host's shared window), and three vectors per node.

@@ -34,8 +34,7 @@ PageRankResult run_pagerank(const DistributedGraph& g, const PageRankRunOptions&
   const PageRankMemory estimate = estimate_pagerank_memory(g, walk, WalkLimits{}, options.reference);
   const double need = announce_memory_estimate(
       comm, log, estimate.parts(),
-      std::string("teleport table of all ") + std::to_string(g.n_global()) + " nodes" +
-          (options.reference ? ", the power iteration's arc buffers" : ""),
+      options.reference ? "the walks or the power iteration's arc buffers, the larger" : "the walks",
       options.memory_limit, "pagerank (" + std::to_string(walk.walkers) + " walkers per node)");
   r.estimate = pagerank_by_walks(g, walk, log);
   const WalkStatistics& s = r.estimate.walks;

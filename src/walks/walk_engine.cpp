@@ -407,24 +407,44 @@ class WalkSimulation {
   // Whether the sink has room for the walkers of the next start node (rows open in ascending order).
   bool may_start_row() const { return !sink_ || sink_->can_start_row(next_node_); }
 
-  // Teleports pick a node by canonical index (the same on every rank count and partition).
+  // Teleports pick a node by canonical index (the same on every rank count and partition). The canonical
+  // indices are dealt to the ranks in even blocks and each rank knows the global index of its block's nodes only
+  // (N / P entries, not N: 8 GB a rank at 10^9 nodes), so a walker whose draw lies in another rank's block goes
+  // there first (a pending teleport) and on from there to its node.
   void build_teleport_table() {
-    const Communicator& c = *g_.comm;
-    std::vector<std::int64_t> pairs;
+    teleport_blocks_ = BlockDistribution::uniform(g_.n_global(), p_);
+    Counts counts(static_cast<size_t>(p_), 0);
+    for (std::int64_t i = 0; i < g_.n_local(); ++i)
+      counts[static_cast<size_t>(teleport_blocks_.owner(g_.canonical_index[static_cast<size_t>(i)]))] += 2;
+    std::vector<std::int64_t> offset(static_cast<size_t>(p_) + 1, 0);
+    for (int r = 0; r < p_; ++r) offset[static_cast<size_t>(r) + 1] = offset[static_cast<size_t>(r)] + counts[static_cast<size_t>(r)];
+    std::vector<std::int64_t> pairs(static_cast<size_t>(offset.back()));  // (canonical, global), by block
     for (std::int64_t i = 0; i < g_.n_local(); ++i) {
-      pairs.push_back(g_.canonical_index[static_cast<size_t>(i)]);
-      pairs.push_back(first_ + i);
+      const std::int64_t canonical = g_.canonical_index[static_cast<size_t>(i)];
+      auto& at = offset[static_cast<size_t>(teleport_blocks_.owner(canonical))];
+      pairs[static_cast<size_t>(at++)] = canonical;
+      pairs[static_cast<size_t>(at++)] = first_ + i;
     }
-    Counts counts(static_cast<size_t>(p_), static_cast<std::int64_t>(pairs.size()));
-    std::vector<std::int64_t> send;
-    for (int r = 0; r < p_; ++r) send.insert(send.end(), pairs.begin(), pairs.end());
-    const auto all = c.alltoallv(send, counts);
-    global_of_canonical_.assign(static_cast<size_t>(g_.n_global()), 0);
-    for (size_t k = 0; k + 1 < all.size(); k += 2) global_of_canonical_[static_cast<size_t>(all[k])] = all[k + 1];
+    const auto mine = g_.comm->alltoallv(pairs, counts);
+    const int me = g_.comm->rank();
+    global_of_canonical_.assign(static_cast<size_t>(teleport_blocks_.count(me)), 0);
+    for (size_t k = 0; k + 1 < mine.size(); k += 2)
+      global_of_canonical_[static_cast<size_t>(mine[k] - teleport_blocks_.first(me))] = mine[k + 1];
   }
 
+  // A walker's node, or kPendingTeleport - c for a teleport to canonical index c that another rank resolves.
+  static constexpr std::int64_t kPendingTeleport = -2;
+  static bool pending_teleport(std::int64_t at) { return at <= kPendingTeleport; }
   std::int64_t teleport_target(std::uint64_t bits) const {
-    return global_of_canonical_[uniform_below(bits, global_of_canonical_.size())];
+    const auto canonical = static_cast<std::int64_t>(uniform_below(bits, static_cast<std::uint64_t>(g_.n_global())));
+    const int me = g_.comm->rank();
+    if (teleport_blocks_.owner(canonical) != me) return kPendingTeleport - canonical;
+    return global_of_canonical_[static_cast<size_t>(canonical - teleport_blocks_.first(me))];
+  }
+  // Resolves a pending teleport received here (this rank holds its canonical index).
+  std::int64_t resolve_teleport(std::int64_t at) const {
+    const std::int64_t canonical = kPendingTeleport - at;
+    return global_of_canonical_[static_cast<size_t>(canonical - teleport_blocks_.first(g_.comm->rank()))];
   }
 
   // A walker that stepped onto another host's node (its hop already counted) goes there; a lane in row mode
@@ -800,10 +820,38 @@ class WalkSimulation {
     walkers_out_.receive(arrival, inbox_.data());
     for (size_t k = 0; k < inbox_.size();) {
       const auto count = static_cast<size_t>(-inbox_[k].walker);
-      if (count == 1) enqueue(inbox_[k + 1]);
-      else push_group(inbox_.data() + k + 1, count);
+      Walker* group = inbox_.data() + k + 1;
       k += 1 + count;
+      if (pending_teleport(group[0].at)) {  // a group shares its node: all of it teleported to the same one
+        const std::int64_t at = resolve_teleport(group[0].at);
+        for (size_t j = 0; j < count; ++j) group[j].at = at;
+        if (!on_host(at)) {
+          send_group(group, count);
+          continue;
+        }
+      }
+      if (count == 1) enqueue(group[0]);
+      else push_group(group, count);
     }
+  }
+
+  // Received walkers from queue_[from] on: those with a pending teleport take their node, and go on to its host
+  // when that is another (the crossing was counted when they teleported).
+  void forward_teleported(size_t from) {
+    size_t kept = from;
+    for (size_t k = from; k < queue_.size(); ++k) {
+      Walker& w = queue_[k];
+      if (pending_teleport(w.at)) {
+        w.at = resolve_teleport(w.at);
+        if (!on_host(w.at)) {
+          send_walker(w);
+          continue;
+        }
+      }
+      queue_[kept++] = w;
+    }
+    queue_.resize(kept);
+    queue_random_.resize(kept);
   }
 
   // The home rank counts completions: directly when the walker ends at home, else by a completion record
@@ -836,6 +884,7 @@ class WalkSimulation {
   // the host (the walker comes home and its visits go straight into its row), else the owner of its node. Either
   // way it walks the whole host there, so every walker away from home has its start on another host.
   int destination(const Walker& w) const {
+    if (pending_teleport(w.at)) return teleport_blocks_.owner(kPendingTeleport - w.at);
     const int owner = g_.owner(w.at);
     if (!hosts_) return owner;
     const int home = g_.owner(w.start);
@@ -851,6 +900,7 @@ class WalkSimulation {
       queue_.resize(old + arrival.count<Walker>());
       queue_random_.resize(queue_.size());
       walkers_out_.receive(arrival, queue_.data() + old);
+      if (o_.teleport_dangling) forward_teleported(old);
     } else {
       incoming_.resize(arrival.count<Deposit>());
       deposits_out_.receive(arrival, incoming_.data());
@@ -954,7 +1004,9 @@ class WalkSimulation {
   std::vector<Deposit> incoming_;  // the deposit batch being delivered
   bool record_visits_ = false, repelling_ = false, sigma_pairs_ = false;
   std::vector<std::int64_t> partner_length_;  // sigma packs: second lengths, drawn with their pair's first walker
-  std::vector<std::int64_t> endpoint_counts_, global_of_canonical_;
+  std::vector<std::int64_t> endpoint_counts_;
+  BlockDistribution teleport_blocks_;              // canonical index -> the rank that resolves a teleport there
+  std::vector<std::int64_t> global_of_canonical_;  // the global index of each node of this rank's block
   // Repelling: a FIFO of groups stored contiguously (group g: group_sizes_[g] walkers from group_heads_[g]),
   // processed from next_group_; scratch for one step and for receiving.
   std::vector<Walker> group_walkers_, group_, movers_, inbox_;

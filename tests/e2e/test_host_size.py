@@ -3,7 +3,8 @@
 Ranks of one host share its walk table, so a walker crosses between them without a message and only hops onto
 another host are messages. grf (i.i.d. and --by-length, and a repelling coupling), pagerank, attention, gp and
 wavelet run on tiny graphs at np 1 and at np 2, 3 and 4 with every rank its own host (--host-size 1, the message
-path), hosts of two ranks (np 3: hosts of 2 + 1) and the default (the machine: one host). Every file is compared
+path), hosts of two ranks (np 3: hosts of 2 + 1) and the default (the machine: one host); pagerank also on a
+graph with isolated nodes, whose walkers teleport (i.i.d. and repelling). Every file is compared
 by h5diff with the same command's file at --host-size 1 and the same rank count (block partitions: the same
 nodes on each rank), allowing no difference at all, excluding only what describes the launch: the root
 attributes, /config, /launch. grf and pagerank files are also bitwise those of np 1 (but /nodes/partition), and
@@ -27,12 +28,16 @@ COMMANDS = {
     "grf_repelling": ["grf", "--graph", "random:70:4:3", "--walkers", "4", "--p-halt", "0.15", "--coupling",
                       "repelling", "--seed", "2"],
     "pagerank": ["pagerank", "--graph", "random:60:4:1", "--walkers", "16"],
+    # A third of the nodes isolated: walkers teleport, through the rank that holds their target's canonical index.
+    "pagerank_teleports": ["pagerank", "--graph", "random:60:1:1", "--walkers", "16"],
+    "pagerank_teleports_repelling": ["pagerank", "--graph", "random:60:1:1", "--walkers", "16", "--coupling",
+                                     "repelling"],
     "attention": ["attention", "--graph", GRID, "--walkers", "6", "--p-halt", "0.3", "--seed", "4"],
     "gp": ["gp", "--graph", GRID, "--synthetic", "0.3", "--test-fraction", "0.2", "--iterations", "2",
            "--walkers", "6"],
     "wavelet": ["wavelet", "--graph", GRID, "--embedding-dim", "6", "--seed", "3"],
 }
-NP1_EXACT = ("grf", "grf_repelling", "pagerank")
+NP1_EXACT = ("grf", "grf_repelling", "pagerank", "pagerank_teleports", "pagerank_teleports_repelling")
 LAUNCHES = [(2, "1"), (2, None), (3, "1"), (3, "2"), (3, None), (4, "1"), (4, "2"), (4, None)]
 
 

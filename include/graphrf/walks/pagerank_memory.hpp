@@ -1,8 +1,8 @@
 #pragma once
 // What a `pagerank` run holds per rank, estimated before it walks (printed, and checked against --memory-limit):
 // the graph, the larger of its two phases (the walks: the engine's table, walkers in flight, the teleport table of
-// every node, the end-point counts; under --reference, the power iteration's arc buffers, allocated once the walks'
-// arrays are freed) and the rank vectors.
+// a block of N / P nodes, the end-point counts; under --reference, the power iteration's arc buffers, allocated
+// once the walks' arrays are freed) and the rank vectors.
 #include <array>
 
 #include "graphrf/core/memory_size.hpp"
