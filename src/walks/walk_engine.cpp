@@ -417,7 +417,7 @@ class WalkSimulation {
     for (std::int64_t i = 0; i < g_.n_local(); ++i)
       counts[static_cast<size_t>(teleport_blocks_.owner(g_.canonical_index[static_cast<size_t>(i)]))] += 2;
     std::vector<std::int64_t> offset(static_cast<size_t>(p_) + 1, 0);
-    for (int r = 0; r < p_; ++r) offset[static_cast<size_t>(r) + 1] = offset[static_cast<size_t>(r)] + counts[static_cast<size_t>(r)];
+    for (size_t r = 0; r < counts.size(); ++r) offset[r + 1] = offset[r] + counts[r];
     std::vector<std::int64_t> pairs(static_cast<size_t>(offset.back()));  // (canonical, global), by block
     for (std::int64_t i = 0; i < g_.n_local(); ++i) {
       const std::int64_t canonical = g_.canonical_index[static_cast<size_t>(i)];
