@@ -27,6 +27,12 @@ NodeRanks ranks_on_this_node(const Communicator& comm) {
   return out;
 }
 
+double total_bytes(std::span<const MemoryPart> parts) {
+  double total = 0;
+  for (const MemoryPart& part : parts) total += part.bytes;
+  return total;
+}
+
 }  // namespace
 
 std::uint64_t default_memory_limit(std::uint64_t available, std::uint64_t node_held, int node_ranks,
@@ -63,21 +69,16 @@ void check_memory_fits(const Communicator& comm, double need_bytes_per_rank, std
 
 std::string describe_memory_max(const Communicator& comm, std::span<const MemoryPart> parts, int decimals) {
   std::string out;
-  double total = 0;
-  for (const MemoryPart& part : parts) {
+  for (const MemoryPart& part : parts)
     out += (out.empty() ? "" : " + ") + std::string(part.name) + " " + fmt(comm.max(part.bytes) / kMiB, decimals);
-    total += part.bytes;
-  }
-  return out + " = " + fmt(comm.max(total) / kMiB, decimals) + " MiB";
+  return out + " = " + fmt(comm.max(total_bytes(parts)) / kMiB, decimals) + " MiB";
 }
 
 double announce_memory_estimate(const Communicator& comm, const Log& log, std::span<const MemoryPart> parts,
                                 const std::string& detail, std::uint64_t memory_limit_option, const std::string& what) {
   // One decimal: the smallest runs need well under a MiB.
   log.info("memory      estimate per rank (max): " + describe_memory_max(comm, parts, 1) + " (" + detail + ")");
-  double total = 0;
-  for (const MemoryPart& part : parts) total += part.bytes;
-  const double need = comm.max(total);
+  const double need = comm.max(total_bytes(parts));
   check_memory_fits(comm, need, memory_limit_per_rank(comm, memory_limit_option), what);
   return need;
 }

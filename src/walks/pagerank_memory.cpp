@@ -13,12 +13,7 @@ PageRankMemory estimate_pagerank_memory(const DistributedGraph& g, const WalkOpt
   const auto arcs = static_cast<double>(g.col.size()), ranks = static_cast<double>(g.comm->size());
   m.graph_bytes = g.array_bytes();
   // End points are counted for every node of the rank's host (a walker ends wherever on the host it stops).
-  double host_nodes = rows;
-  if (g.hosts && g.hosts->size() > 1) {
-    host_nodes = 0;
-    for (int r = g.hosts->first_rank(g.hosts->index()); r < g.hosts->end_rank(g.hosts->index()); ++r)
-      host_nodes += static_cast<double>(g.dist.count(r));
-  }
+  const auto host_nodes = static_cast<double>(g.n_global() - g.nodes_on_other_hosts());
   // A dangling node's walker jumps to a uniform node: each rank holds the global index of a block of N / P
   // canonical indices, built from an all-to-all of (canonical, global) pairs (16 per own node sent, 16 per block
   // node received).

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "graphrf/core/error.hpp"
 #include "graphrf/core/timer.hpp"
+#include "graphrf/graph/canonical_order.hpp"
 #include "graphrf/mpi/batched_exchange.hpp"
 #include "graphrf/mpi/counted_termination.hpp"
 #include "graphrf/walks/load_factors.hpp"
@@ -407,29 +409,16 @@ class WalkSimulation {
   // Whether the sink has room for the walkers of the next start node (rows open in ascending order).
   bool may_start_row() const { return !sink_ || sink_->can_start_row(next_node_); }
 
-  // Teleports pick a node by canonical index (the same on every rank count and partition). The canonical
-  // indices are dealt to the ranks in even blocks and each rank knows the global index of its block's nodes only
-  // (N / P entries, not N: 8 GB a rank at 10^9 nodes), so a walker whose draw lies in another rank's block goes
+  // Teleports pick a node by canonical index (the same on every rank count and partition). Each rank knows the
+  // global index of the nodes of its block of canonical indices only (the blocks outputs are written in: N / P
+  // entries, not N, which is 8 GB a rank at 10^9 nodes), so a walker whose draw lies in another rank's block goes
   // there first (a pending teleport) and on from there to its node.
   void build_teleport_table() {
-    teleport_blocks_ = BlockDistribution::uniform(g_.n_global(), p_);
-    Counts counts(static_cast<size_t>(p_), 0);
-    for (std::int64_t i = 0; i < g_.n_local(); ++i)
-      counts[static_cast<size_t>(teleport_blocks_.owner(g_.canonical_index[static_cast<size_t>(i)]))] += 2;
-    std::vector<std::int64_t> offset(static_cast<size_t>(p_) + 1, 0);
-    for (size_t r = 0; r < counts.size(); ++r) offset[r + 1] = offset[r] + counts[r];
-    std::vector<std::int64_t> pairs(static_cast<size_t>(offset.back()));  // (canonical, global), by block
-    for (std::int64_t i = 0; i < g_.n_local(); ++i) {
-      const std::int64_t canonical = g_.canonical_index[static_cast<size_t>(i)];
-      auto& at = offset[static_cast<size_t>(teleport_blocks_.owner(canonical))];
-      pairs[static_cast<size_t>(at++)] = canonical;
-      pairs[static_cast<size_t>(at++)] = first_ + i;
-    }
-    const auto mine = g_.comm->alltoallv(pairs, counts);
-    const int me = g_.comm->rank();
-    global_of_canonical_.assign(static_cast<size_t>(teleport_blocks_.count(me)), 0);
-    for (size_t k = 0; k + 1 < mine.size(); k += 2)
-      global_of_canonical_[static_cast<size_t>(mine[k] - teleport_blocks_.first(me))] = mine[k + 1];
+    const CanonicalOrder order(g_);
+    teleport_blocks_ = order.blocks();
+    std::vector<std::int64_t> globals(static_cast<size_t>(g_.n_local()));
+    std::iota(globals.begin(), globals.end(), first_);
+    global_of_canonical_ = order.route_rows<std::int64_t>(globals, 1);
   }
 
   // A walker's node, or kPendingTeleport - c for a teleport to canonical index c that another rank resolves.
