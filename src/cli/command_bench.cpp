@@ -55,6 +55,9 @@ double median_of(std::vector<double> v) {
 
 // The share of a walk run this rank spent waiting for the others after its own work ran out (load imbalance).
 double idle_share(const WalkStatistics& s) { return s.walk_seconds > 0 ? 1.0 - s.busy_seconds / s.walk_seconds : 0.0; }
+// The share of a walk run this rank spent in rounds with nothing to do, whenever they came: besides the idle end,
+// waits for walkers or visits held by a slower rank while the row window was full.
+double waiting_share(const WalkStatistics& s) { return s.walk_seconds > 0 ? s.waiting_seconds / s.walk_seconds : 0.0; }
 
 struct Baselines {
   double one_at_a_time = 0, interleaved = 0;  // hops per second
@@ -149,13 +152,14 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
         };
         // Walk phases alone (no deposit sink: walkers only move), round-robin over the couplings.
         std::vector<WalkStatistics> first_round(active.size());
-        std::vector<std::vector<double>> rates(active.size()), idle(active.size());
+        std::vector<std::vector<double>> rates(active.size()), idle(active.size()), waiting(active.size());
         for (std::int64_t round = 0; round < repeats; ++round)
           for (size_t k = 0; k < active.size(); ++k) {
             const WalkResult walks = run_walks(g, options_for(active[k]), log, WalkLimits{}, nullptr, &arcs);
             if (round == 0) first_round[k] = walks.stats;
             rates[k].push_back(static_cast<double>(walks.stats.hops) / walks.stats.walk_seconds);
             idle[k].push_back(comm.max(idle_share(walks.stats)));
+            waiting[k].push_back(comm.max(waiting_share(walks.stats)));
           }
         const auto iid = std::find(active.begin(), active.end(), Coupling::iid);
         for (size_t k = 0; k < active.size(); ++k) {
@@ -177,7 +181,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
           // Its peak memory per rank is measured on its own, against graph + output held + in-flight cap.
           KernelSpec kernel;
           GrfMemory estimate = estimate_grf_memory(g, walk, WalkLimits{}, 1, length_resolved);
-          std::vector<double> grf_rates, grf_idle;
+          std::vector<double> grf_rates, grf_idle, grf_waiting;
           double mem = 0, bound_mib = 0;
           bool peak_reset = true;
           double grf_wall = 0, grf_kernel = 0;  // this rank's, over the rounds
@@ -191,6 +195,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
             const double seconds = comm.max(grf_timer.seconds());
             grf_rates.push_back(static_cast<double>(run.walks[0].hops) / seconds);
             grf_idle.push_back(comm.max(idle_share(run.walks[0])));
+            grf_waiting.push_back(comm.max(waiting_share(run.walks[0])));
             grf_bytes = comm.sum(run.walks[0].bytes_sent);
             mem = std::max(mem, own_peak_memory_mib());  // the host's shared table once per host, as the bound
             bound_mib = comm.max(grf_memory_with_output(estimate, run).total()) / kMiB;
@@ -210,6 +215,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
                << " grf_hops_per_s=" << fmt(grf_rate / 1e6, 2) << "M"
                << " grf_kernel_share=" << fmt(comm.max(grf_kernel / grf_wall), 2)
                << " walk_idle_max=" << fmt(median_of(idle[k]), 3) << " grf_idle_max=" << fmt(median_of(grf_idle), 3)
+               << " walk_wait_max=" << fmt(median_of(waiting[k]), 3) << " grf_wait_max=" << fmt(median_of(grf_waiting), 3)
                << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
                << " peak_mib_max=" << fmt(comm.max(mem), 0) << " peak_reset=" << (comm.min(peak_reset ? 1 : 0) ? "yes" : "no")
                << " memory_estimate_mib=" << fmt(comm.max(estimate.total()) / kMiB, 0) << " memory_bound_mib="

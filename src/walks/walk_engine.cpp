@@ -99,7 +99,7 @@ class WalkSimulation {
   WalkResult run() {
     Timer timer;
     last_progress_ = -1e300;
-    double last_flush = 0;
+    double last_flush = 0, last_round = 0;
     while (!all_finished_) {
       receive_available();
       // Repelling: groups first, then the walkers that are alone (they run in lanes, see walk_engine.hpp).
@@ -108,6 +108,8 @@ class WalkSimulation {
       const bool worked = work() || grouped || assembled;
       const double now = timer.seconds();
       if (worked) busy_seconds_ = now;
+      else waiting_seconds_ += now - last_round;
+      last_round = now;
       if (!worked || now - last_flush >= kBatchFlushSeconds) {
         walkers_out_.flush();
         deposits_out_.flush();
@@ -126,6 +128,7 @@ class WalkSimulation {
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
     result.stats.busy_seconds = busy_seconds_;
+    result.stats.waiting_seconds = waiting_seconds_;
     return result;
   }
 
@@ -198,20 +201,23 @@ class WalkSimulation {
   static constexpr int kLanes = 48;
 
   // Work for an empty lane: a received walker (or a repelling walker gone alone) first, then the next start
-  // node from the generation cursor. A received walker not prepared ahead (prepare_queued) makes its first step
+  // node from the generation cursor. Received walkers are taken in arrival order: a row is built only once
+  // every walker that left it is done, and its rank opens rows only within a window after the oldest unbuilt
+  // one, so a walker left at the bottom of a queue taken from the top (as it was) held its home rank's window
+  // while a slower rank kept receiving newer walkers. A received walker not prepared ahead (prepare_queued) makes its first step
   // in the next round: its row is seldom in cache, and deriving its stream (a Philox block) would otherwise hold
   // up the halting decision that follows. A start node's walkers step at once: their roots are computed ahead.
   enum class Refill { none, next_round, same_round };
   Refill refill(Lane& lane) {
-    if (!queue_.empty()) {
+    if (queue_head_ < queue_.size()) {
       // A walker whose stream is derived steps in this round: one prepared kQueueAhead refills ago (its row
       // prefetched too), or a repelling walker gone alone (its group derived the stream; its row is not fetched).
-      const bool prepared = queue_random_.back().stream.ready();
-      lane.w = queue_.back();
-      lane.random = queue_random_.back();
-      queue_.pop_back();
-      queue_random_.pop_back();
-      if (queue_.size() > kQueueAhead) prepare_queued(queue_.size() - 1 - kQueueAhead);
+      const size_t k = queue_head_++;
+      const bool prepared = queue_random_[k].stream.ready();
+      lane.w = queue_[k];
+      lane.random = queue_random_[k];
+      if (k + kQueueAhead < queue_.size()) prepare_queued(k + kQueueAhead);
+      compact_queue();
       lane.row_mode = false;
       lane.arc = -1;
       lane.begin = -1;
@@ -235,6 +241,17 @@ class WalkSimulation {
   // stream (a Philox block) and its row's cache line now, so that a lane can take it and step at once, as it does
   // a start node's next walker, instead of waiting a round for both.
   static constexpr size_t kQueueAhead = 8;
+  void compact_queue() {
+    if (queue_head_ == queue_.size()) {
+      queue_.clear();
+      queue_random_.clear();
+      queue_head_ = 0;
+    } else if (queue_head_ >= 1024 && 4 * queue_head_ >= queue_.size()) {
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_));
+      queue_random_.erase(queue_random_.begin(), queue_random_.begin() + static_cast<std::ptrdiff_t>(queue_head_));
+      queue_head_ = 0;
+    }
+  }
   void prepare_queued(size_t k) {
     stream_of(o_, queue_[k].start_id, queue_[k].walker, queue_random_[k]);
     __builtin_prefetch(&row_ptr_[host_row(queue_[k].at)]);
@@ -382,7 +399,7 @@ class WalkSimulation {
   }
 
   std::int64_t in_flight() const {
-    return static_cast<std::int64_t>(queue_.size() + group_walkers_.size() - group_heads_done()) + walkers_out_.buffered();
+    return static_cast<std::int64_t>(queue_.size() - queue_head_ + group_walkers_.size() - group_heads_done()) + walkers_out_.buffered();
   }
 
   // A walker for the lanes; `random` holds draws already made for it (they are keyed by its ids, so any
@@ -561,7 +578,7 @@ class WalkSimulation {
       return true;
     }
     end_row(lane);
-    return queue_.empty() && start_row(lane);
+    return queue_head_ == queue_.size() && start_row(lane);
   }
 
   void end_row(Lane& lane) {
@@ -980,6 +997,7 @@ class WalkSimulation {
 
   std::vector<Walker> queue_;
   std::vector<WalkerDraws> queue_random_;  // beside queue_: the draws a walker from a group already made
+  size_t queue_head_ = 0;
   std::int64_t next_node_ = 0;  // the generation cursor of repelling packs
   std::array<PreparedRow, 16> prepared_{};
   size_t prepared_head_ = 0, prepared_count_ = 0;
@@ -1012,6 +1030,7 @@ class WalkSimulation {
   bool all_finished_ = false;
   double last_progress_ = -1e300;
   double busy_seconds_ = 0;  // when this rank last found work (see WalkStatistics::busy_seconds)
+  double waiting_seconds_ = 0;  // in rounds that found no work (see WalkStatistics::waiting_seconds)
 };
 
 }  // namespace

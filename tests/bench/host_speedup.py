@@ -117,6 +117,12 @@ def main():
                 for k, label in ((0, "walk phase n %s [hops/s]" % walkers), (1, "GRF construction n %s [hops/s]" % walkers)):
                     add_row(graph, label, [[r[walkers][k] for r in runs[name]] for name, _, _ in launches], True,
                             lambda x: "%.1fM" % (x / 1e6))
+                # The share of each phase that its most waiting rank spent with nothing to do (medians): a rank
+                # slower than the others (a slower core, more work) shows as the others' waits.
+                waits = [" / ".join("%.2f" % statistics.median(float(r[walkers][2][key]) for r in runs[name])
+                                    for key in ("walk_wait_max", "grf_wait_max")) for name, _, _ in launches]
+                print("| %s | most waiting rank's share, walk / GRF n %s | %s | | |" % (graph, walkers, " | ".join(waits)),
+                      flush=True)
         for command in ("grf", "attention", "attention-block", "gp", "wavelet"):
             if command.split("-")[0] not in only:
                 continue

@@ -68,6 +68,7 @@ struct WalkStatistics {
   std::int64_t messages_sent = 0, bytes_sent = 0;
   double walk_seconds = 0;
   double busy_seconds = 0;  // until this rank's last step of work (walking, building rows); then it waited for others
+  double waiting_seconds = 0;  // in scheduling rounds with nothing to do, mid-run too (walkers or rows held elsewhere)
 };
 
 struct WalkLimits {
