@@ -216,6 +216,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
                << " grf_kernel_share=" << fmt(comm.max(grf_kernel / grf_wall), 2)
                << " walk_idle_max=" << fmt(median_of(idle[k]), 3) << " grf_idle_max=" << fmt(median_of(grf_idle), 3)
                << " walk_wait_max=" << fmt(median_of(waiting[k]), 3) << " grf_wait_max=" << fmt(median_of(grf_waiting), 3)
+               << " walk_queue_max=" << comm.max(s.max_queued)
                << " peak_mib_min=" << fmt(comm.min(mem), 0) << " peak_mib_avg=" << fmt(comm.sum(mem) / p, 0)
                << " peak_mib_max=" << fmt(comm.max(mem), 0) << " peak_reset=" << (comm.min(peak_reset ? 1 : 0) ? "yes" : "no")
                << " memory_estimate_mib=" << fmt(comm.max(estimate.total()) / kMiB, 0) << " memory_bound_mib="

@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kWalkerTag = 7401;
 constexpr int kDepositTag = 7402;
+constexpr int kCongestionTag = 7403;
 // A deposit with this column is a completion record: a walker from start row .row ended after .step hops.
 constexpr std::int64_t kWalkerFinished = -1;
 // Walker and deposit batches leave at least this often while busy, not only when full: a row is built only
@@ -33,6 +34,12 @@ constexpr std::int64_t kWalkerFinished = -1;
 // --host-size 1 spent a third of its time with the window full (29-40M hops/s at n 10, 55-58M at 0.5 ms). Where
 // many hops cross (random graphs) batches fill long before; there the interval changes nothing.
 constexpr double kBatchFlushSeconds = 0.0005;
+
+// Sent to the ranks that send walkers here when this rank's backlog of received walkers rises above the walkers
+// in flight a rank may hold (congested = 1), and again once it has worked it down to half of that (0).
+struct CongestionNotice {
+  std::int32_t congested;
+};
 
 struct Walker {
   std::int64_t start_id;  // original id of the start node: the key of every random draw
@@ -50,6 +57,7 @@ class WalkSimulation {
       : g_(g), o_(o), iid_(o.halt_probability()), compensation_(halting_compensation(o)), log_(log),
         limits_(limits), sink_(sink), p_(g.comm->size()), exchange_(*g.comm),
         walkers_out_(exchange_, kWalkerTag, limits.walker_batch), deposits_out_(exchange_, kDepositTag, limits.deposit_batch),
+        notices_out_(exchange_, kCongestionTag, 1),
         total_walkers_(count_walkers()), termination_(exchange_.comm(), total_walkers_, 3) {
     first_ = g.first();
     last_ = first_ + g.n_local();
@@ -102,6 +110,7 @@ class WalkSimulation {
     double last_flush = 0, last_round = 0;
     while (!all_finished_) {
       receive_available();
+      tell_congestion();
       // Repelling: groups first, then the walkers that are alone (they run in lanes, see walk_engine.hpp).
       const bool grouped = repelling_ && work_groups();
       const bool assembled = sink_ && sink_->make_progress();
@@ -122,6 +131,7 @@ class WalkSimulation {
     }
     // After the last walker: receive exactly the deposit batches others sent here.
     exchange_.drain(deposits_out_, [&](const Arrival& a) { receive(a); });
+    exchange_.drain(notices_out_, [&](const Arrival& a) { receive(a); });
     WalkResult result;
     result.own_rows_end = claims_ ? claims_->own_end() : g_.n_local();
     result.endpoint_counts = owned_endpoint_counts();
@@ -129,6 +139,7 @@ class WalkSimulation {
     result.stats.walk_seconds = timer.seconds();
     result.stats.busy_seconds = busy_seconds_;
     result.stats.waiting_seconds = waiting_seconds_;
+    result.stats.max_queued = max_queued_;
     return result;
   }
 
@@ -209,7 +220,7 @@ class WalkSimulation {
   // up the halting decision that follows. A start node's walkers step at once: their roots are computed ahead.
   enum class Refill { none, next_round, same_round };
   Refill refill(Lane& lane) {
-    if (queue_head_ < queue_.size()) {
+    if (queued() > 0) {
       // A walker whose stream is derived steps in this round: one prepared kQueueAhead refills ago (its row
       // prefetched too), or a repelling walker gone alone (its group derived the stream; its row is not fetched).
       const size_t k = queue_head_++;
@@ -241,6 +252,9 @@ class WalkSimulation {
   // stream (a Philox block) and its row's cache line now, so that a lane can take it and step at once, as it does
   // a start node's next walker, instead of waiting a round for both.
   static constexpr size_t kQueueAhead = 8;
+  size_t queued() const { return queue_.size() - queue_head_; }
+  // Drops the taken walkers at the front of the queue once they are a quarter of it: at most 4/3 of the walkers
+  // waiting are stored, and a walker is moved a bounded number of times on average.
   void compact_queue() {
     if (queue_head_ == queue_.size()) {
       queue_.clear();
@@ -343,7 +357,8 @@ class WalkSimulation {
   // The next start node of this rank into an empty lane (row mode), if one is left, the walkers in flight
   // leave room and the sink has room for its row (rows open in ascending order).
   bool start_row(Lane& lane) {
-    if (repelling_ || !prepared_row_left() || in_flight() >= limits_.max_walkers_in_flight) return false;
+    if (repelling_ || congested_peers_ > 0 || !prepared_row_left() || in_flight() >= limits_.max_walkers_in_flight)
+      return false;
     const PreparedRow& row = prepared_[prepared_head_];
     if (row.sink && !row.sink->can_start_row(row.sink_row)) return false;
     ++prepared_head_;
@@ -399,7 +414,7 @@ class WalkSimulation {
   }
 
   std::int64_t in_flight() const {
-    return static_cast<std::int64_t>(queue_.size() - queue_head_ + group_walkers_.size() - group_heads_done()) + walkers_out_.buffered();
+    return static_cast<std::int64_t>(queued() + group_walkers_.size() - group_heads_done()) + walkers_out_.buffered();
   }
 
   // A walker for the lanes; `random` holds draws already made for it (they are keyed by its ids, so any
@@ -578,7 +593,7 @@ class WalkSimulation {
       return true;
     }
     end_row(lane);
-    return queue_head_ == queue_.size() && start_row(lane);
+    return queued() == 0 && start_row(lane);
   }
 
   void end_row(Lane& lane) {
@@ -672,7 +687,8 @@ class WalkSimulation {
 
   // All n walkers of the next start node, as one group (a single walker goes straight to the lanes).
   bool start_group() {
-    if (!advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight || !may_start_row()) return false;
+    if (congested_peers_ > 0 || !advance_to_start_node() || in_flight() >= limits_.max_walkers_in_flight || !may_start_row())
+      return false;
     const std::int64_t id = g_.original_id[static_cast<size_t>(next_node_)], start = first_ + next_node_;
     if (o_.walkers == 1) {  // a pack of one is a lane walker from the start
       enqueue(Walker{id, start, start, 0, 0, 1.0});
@@ -907,6 +923,11 @@ class WalkSimulation {
       queue_random_.resize(queue_.size());
       walkers_out_.receive(arrival, queue_.data() + old);
       if (o_.teleport_dangling) forward_teleported(old);
+      max_queued_ = std::max(max_queued_, static_cast<std::int64_t>(queued()));
+    } else if (notices_out_.carries(arrival)) {
+      CongestionNotice notice{};
+      notices_out_.receive(arrival, &notice);
+      congested_peers_ += notice.congested ? 1 : -1;
     } else {
       incoming_.resize(arrival.count<Deposit>());
       deposits_out_.receive(arrival, incoming_.data());
@@ -921,6 +942,22 @@ class WalkSimulation {
     const std::vector<std::int64_t> host_counts = hosts_->host().sum(std::move(endpoint_counts_));
     const auto begin = host_counts.begin() + static_cast<std::ptrdiff_t>(first_ - host_first_);
     return std::vector<std::int64_t>(begin, begin + static_cast<std::ptrdiff_t>(last_ - first_));
+  }
+
+  // Flow control between hosts. A rank starts walkers at its own pace, and a walker that crosses to another host
+  // leaves its count of walkers in flight; a slower rank (a slower core, more hops on its nodes) then piles up the
+  // others' walkers faster than it walks them: 3.2 million waited in one rank's queue (about 200 MB, against a cap
+  // of 2^18 walkers a rank) in a walk phase on random:1000000:10 with --host-size 1 at np 2. So a rank whose
+  // backlog of received walkers passes the cap tells every rank that sends it walkers, and they start no more
+  // walkers until it has worked the backlog down to half (walkers under way keep moving, so nothing waits on
+  // itself). Its own start nodes wait too: lanes take received walkers first.
+  void tell_congestion() {
+    const auto waiting = static_cast<std::int64_t>(queued());
+    const bool congested = congested_ ? waiting > limits_.max_walkers_in_flight / 2 : waiting > limits_.max_walkers_in_flight;
+    if (congested == congested_) return;
+    congested_ = congested;
+    for (int r = 0; r < p_; ++r)
+      if (hosts_ ? !hosts_->same_host(r) : r != g_.comm->rank()) notices_out_.append(r, CongestionNotice{congested ? 1 : 0});
   }
 
   void receive_available() {
@@ -983,6 +1020,7 @@ class WalkSimulation {
   BatchedExchange exchange_;
   BatchChannel<Walker> walkers_out_;
   BatchChannel<Deposit> deposits_out_;
+  BatchChannel<CongestionNotice> notices_out_;
   const std::int64_t total_walkers_;
   CountedTermination termination_;
   // The arc table (walk_arcs.hpp): the caller's, or built here when it has none for this graph and mode.
@@ -997,7 +1035,10 @@ class WalkSimulation {
 
   std::vector<Walker> queue_;
   std::vector<WalkerDraws> queue_random_;  // beside queue_: the draws a walker from a group already made
-  size_t queue_head_ = 0;
+  size_t queue_head_ = 0;                  // the walkers before it were taken (first in, first out)
+  std::int64_t max_queued_ = 0;
+  bool congested_ = false;     // this rank told the others it has too many received walkers waiting
+  int congested_peers_ = 0;    // ranks that told this one so: no start node begins while any does
   std::int64_t next_node_ = 0;  // the generation cursor of repelling packs
   std::array<PreparedRow, 16> prepared_{};
   size_t prepared_head_ = 0, prepared_count_ = 0;

@@ -31,6 +31,11 @@
 // per idle period rather than one per step, and needs no token ring. Deposit batches still in flight are
 // then drained (one all-to-all of message counts).
 //
+// Flow control between hosts: received walkers wait in a first-in, first-out queue, and a rank whose queue
+// passes the cap on walkers in flight (WalkLimits::max_walkers_in_flight) tells the ranks of other hosts, which
+// start no walker until it has worked its queue down to half the cap. Without it a slower rank's queue grew with
+// the walkers the others started (millions), far past the memory estimate's cap.
+//
 // Repelling couplings move walkers in groups instead of lanes. The n walkers of a start node begin as one
 // group; at every step the rank owning the group's node deposits, draws each walker's termination, spreads
 // the survivors over the neighbours (split_pack), and splits them into child groups by destination
@@ -69,6 +74,7 @@ struct WalkStatistics {
   double walk_seconds = 0;
   double busy_seconds = 0;  // until this rank's last step of work (walking, building rows); then it waited for others
   double waiting_seconds = 0;  // in scheduling rounds with nothing to do, mid-run too (walkers or rows held elsewhere)
+  std::int64_t max_queued = 0;  // the most walkers received from other hosts that waited here for a lane at once
 };
 
 struct WalkLimits {
