@@ -25,7 +25,7 @@ import numpy as np
 import graphrf_e2e as e2e
 
 DROP = object()  # an entry's value that removes the option from the baseline
-VOLATILE_RESULT = re.compile(r"seconds|per_s|_ms|_mib|peak|memory|rate|time|sent|bytes|baseline|_vs_|_over_|share|speedup|_ns_|idle")
+VOLATILE_RESULT = re.compile(r"seconds|per_s|_ms|_mib|peak|memory|rate|time|sent|bytes|baseline|_vs_|_over_|share|speedup|_ns_|idle|wait|queue")
 NUMBER = re.compile(r"\d+(\.\d+)?([eE][-+]?\d+)?")
 # Provenance and timing, not results.
 SKIPPED_H5 = ("config", "launch")
