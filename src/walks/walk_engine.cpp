@@ -215,9 +215,10 @@ class WalkSimulation {
   // node from the generation cursor. Received walkers are taken in arrival order: a row is built only once
   // every walker that left it is done, and its rank opens rows only within a window after the oldest unbuilt
   // one, so a walker left at the bottom of a queue taken from the top (as it was) held its home rank's window
-  // while a slower rank kept receiving newer walkers. A received walker not prepared ahead (prepare_queued) makes its first step
-  // in the next round: its row is seldom in cache, and deriving its stream (a Philox block) would otherwise hold
-  // up the halting decision that follows. A start node's walkers step at once: their roots are computed ahead.
+  // while a slower rank kept receiving newer walkers. A received walker not prepared ahead (prepare_queued)
+  // makes its first step in the next round: its row is seldom in cache, and deriving its stream (a Philox block)
+  // would otherwise hold up the halting decision that follows. A start node's walkers step at once: their roots
+  // are computed ahead.
   enum class Refill { none, next_round, same_round };
   Refill refill(Lane& lane) {
     if (queued() > 0) {

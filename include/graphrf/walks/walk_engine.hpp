@@ -34,7 +34,8 @@
 // Flow control between hosts: received walkers wait in a first-in, first-out queue, and a rank whose queue
 // passes the cap on walkers in flight (WalkLimits::max_walkers_in_flight) tells the ranks of other hosts, which
 // start no walker until it has worked its queue down to half the cap. Without it a slower rank's queue grew with
-// the walkers the others started (millions), far past the memory estimate's cap.
+// the walkers the others started (millions), far past the memory estimate's cap. (Repelling groups received from
+// other hosts wait in the group queue, which this does not count.)
 //
 // Repelling couplings move walkers in groups instead of lanes. The n walkers of a start node begin as one
 // group; at every step the rank owning the group's node deposits, draws each walker's termination, spreads
