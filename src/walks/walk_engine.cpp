@@ -35,8 +35,8 @@ constexpr std::int64_t kWalkerFinished = -1;
 // many hops cross (random graphs) batches fill long before; there the interval changes nothing.
 constexpr double kBatchFlushSeconds = 0.0005;
 
-// Sent to the ranks that send walkers here when this rank's backlog of received walkers rises above the walkers
-// in flight a rank may hold (congested = 1), and again once it has worked it down to half of that (0).
+// Sent to the ranks of other hosts (those that can send walkers here) when this rank's backlog of received walkers
+// rises above the walkers in flight a rank may hold (congested = 1), and again once it is down to half of that (0).
 struct CongestionNotice {
   std::int32_t congested;
 };
@@ -949,7 +949,7 @@ class WalkSimulation {
   // leaves its count of walkers in flight; a slower rank (a slower core, more hops on its nodes) then piles up the
   // others' walkers faster than it walks them: 3.2 million waited in one rank's queue (about 200 MB, against a cap
   // of 2^18 walkers a rank) in a walk phase on random:1000000:10 with --host-size 1 at np 2. So a rank whose
-  // backlog of received walkers passes the cap tells every rank that sends it walkers, and they start no more
+  // backlog of received walkers passes the cap tells the ranks of other hosts, and they start no more
   // walkers until it has worked the backlog down to half (walkers under way keep moving, so nothing waits on
   // itself). Its own start nodes wait too: lanes take received walkers first.
   void tell_congestion() {

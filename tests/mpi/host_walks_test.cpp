@@ -186,13 +186,10 @@ namespace {
 // Rank 0's rows as a sink that opens none past its first 16 until a peer has taken some of them (a flag in the
 // host's shared memory, set by the peer's peer_rows), so that every rank count above one shares rows for certain.
 // After 60 s it gives up waiting and the test fails on its count of shared rows instead of hanging.
-class HoldRankZeroUntilShared final : public DepositSink {
+// A deposit sink that hands everything to a GrfRowAssembler; the tests' sinks below change one behaviour each.
+class AssemblerSink : public DepositSink {
  public:
-  HoldRankZeroUntilShared(GrfRowAssembler& rows, const Communicator& host)
-      : rows_(rows), flag_(host, host.rank() == 0 ? 1 : 0), rank_(host.rank()) {
-    if (rank_ == 0) flag().store(0);
-    flag_.synchronize();
-  }
+  explicit AssemblerSink(GrfRowAssembler& rows) : rows_(rows) {}
   void add_visits(std::uint32_t row, std::span<const Deposit> visits) override { rows_.add_visits(row, visits); }
   std::vector<RowVisit>* visit_buffer(std::uint32_t row) override { return rows_.visit_buffer(row); }
   void visits_appended(std::uint32_t row, std::int64_t count) override { rows_.visits_appended(row, count); }
@@ -200,6 +197,19 @@ class HoldRankZeroUntilShared final : public DepositSink {
     rows_.walkers_finished(row, walkers, hops);
   }
   bool make_progress() override { return rows_.make_progress(); }
+  bool can_start_row(std::int64_t row) const override { return rows_.can_start_row(row); }
+
+ protected:
+  GrfRowAssembler& rows_;
+};
+
+class HoldRankZeroUntilShared final : public AssemblerSink {
+ public:
+  HoldRankZeroUntilShared(GrfRowAssembler& rows, const Communicator& host)
+      : AssemblerSink(rows), flag_(host, host.rank() == 0 ? 1 : 0), rank_(host.rank()) {
+    if (rank_ == 0) flag().store(0);
+    flag_.synchronize();
+  }
   bool can_start_row(std::int64_t row) const override {
     return rows_.can_start_row(row) && (rank_ != 0 || row < 16 || flag().load() != 0 || timer_.seconds() > 60);
   }
@@ -211,7 +221,6 @@ class HoldRankZeroUntilShared final : public DepositSink {
 
  private:
   std::atomic_ref<std::uint64_t> flag() const { return std::atomic_ref<std::uint64_t>(flag_[0]); }
-  GrfRowAssembler& rows_;
   SharedArray<std::uint64_t> flag_;
   int rank_;
   Timer timer_;
@@ -288,15 +297,9 @@ namespace {
 
 // A deposit sink that makes the last rank slow: it sleeps at every scheduling round there (make_progress is
 // called once a round), as a slower core or a busier node would.
-class SlowLastRank final : public DepositSink {
+class SlowLastRank final : public AssemblerSink {
  public:
-  SlowLastRank(GrfRowAssembler& rows, bool slow) : rows_(rows), slow_(slow) {}
-  void add_visits(std::uint32_t row, std::span<const Deposit> visits) override { rows_.add_visits(row, visits); }
-  std::vector<RowVisit>* visit_buffer(std::uint32_t row) override { return rows_.visit_buffer(row); }
-  void visits_appended(std::uint32_t row, std::int64_t count) override { rows_.visits_appended(row, count); }
-  void walkers_finished(std::uint32_t row, std::int64_t walkers, std::int64_t hops) override {
-    rows_.walkers_finished(row, walkers, hops);
-  }
+  SlowLastRank(GrfRowAssembler& rows, bool slow) : AssemblerSink(rows), slow_(slow) {}
   bool make_progress() override {
     if (slow_) std::this_thread::sleep_for(std::chrono::microseconds(100));
     return rows_.make_progress();
@@ -306,7 +309,6 @@ class SlowLastRank final : public DepositSink {
   bool can_start_row(std::int64_t) const override { return true; }
 
  private:
-  GrfRowAssembler& rows_;
   bool slow_;
 };
 
