@@ -10,7 +10,7 @@ namespace graphrf {
 namespace {
 
 constexpr double kKeyEntryBytes = 32;   // KeyEntry: j, its canonical index, q, the weight
-constexpr double kTermBytes = 24;       // a column sum's term: two row pointers and the weight
+constexpr double kTermBytes = 16;       // a column sum's term: its row of the key table and the weight
 constexpr double kPairBytes = 16;       // (key, item) pairs sorted to find fetched rows
 constexpr double kEntryBytes = 16;      // a GRF entry: column and value
 
@@ -50,12 +50,12 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
     pass = table + reordered + lookup + 8 * remote * (1 + m + dv) + numerators;
   } else {
     const double width = m * dv + m, sums = 8 * n * width;
-    const bool host_rows = g.hosts && g.hosts->size() > 1;
     // Entries sent and as many received, the columns' terms (own entries and received ones), the rows in canonical
-    // order, the columns' starts, this host's phi(k), v rows when shared, and those fetched from other hosts.
+    // order, the columns' starts, the key table of owned phi(k), v rows, and the rows fetched from other hosts (as
+    // fetched, then in the table).
     const double key_pass = sums + 2 * kKeyEntryBytes * other_rank_entries + kTermBytes * nnz +
-                            kPairBytes * (n + other_rank_entries) + 8 * n + (host_rows ? 8 * n * (m + dv) : 0) +
-                            (kPairBytes + 8 * (m + dv)) * remote;
+                            kPairBytes * (n + other_rank_entries) + 8 * n + 8 * n * (m + dv) +
+                            (kPairBytes + 16 * (m + dv)) * remote;
     const double query_pass = sums + reordered + lookup + 8 * remote * (1 + width) + numerators;
     pass = std::max(key_pass, query_pass);
   }

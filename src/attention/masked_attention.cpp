@@ -14,6 +14,8 @@
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 #include "graphrf/mpi/shared_array.hpp"
+#include "graphrf/walks/start_row_claims.hpp"
+#include "graphrf/core/huge_pages.hpp"
 #include "graphrf/core/prefetch.hpp"
 #include "graphrf/core/timer.hpp"
 
@@ -188,56 +190,101 @@ struct KeyEntry {
   double weight;
 };
 
+// Columns of the key pass a rank takes at a time (host peers take what a slower rank has left): about 64 claims
+// a rank, and at most 1024 columns (under a millisecond of sums) so that the ranks finish close together.
+std::int64_t columns_per_claim(std::int64_t n_local) { return std::clamp<std::int64_t>(n_local / 64, 16, 1024); }
+
+// One slice of `count` elements per rank of a host-wide array: inside a host of several ranks the slices lie in a
+// shared window, one after another in host rank order, and every rank reads (and may write) any of them in place;
+// a rank alone on its host keeps its slice private. Both are read at random, so both come in 2 MiB pages where
+// the kernel grants them (shared_array.hpp, huge_pages.hpp). Owners write their slices, then publish().
+template <class T>
+class HostSlices {
+ public:
+  HostSlices(const DistributedGraph& g, std::int64_t count) {
+    if (g.hosts && g.hosts->size() > 1) {
+      shared_ = SharedArray<T>(g.hosts->host(), count);
+      mine_ = shared_.mine();
+      base_ = shared_.data();
+    } else {
+      const auto n = static_cast<std::size_t>(count);  // not initialised: every element gets written
+      private_ = std::unique_ptr<T[], HugeFree>(HugePageAllocator<T>().allocate(n), HugeFree{n});
+      mine_ = base_ = private_.get();
+    }
+  }
+
+  T* mine() const { return mine_; }
+  // The whole array (every slice), and the index in it of host rank r's first element.
+  T* data() const { return base_; }
+  std::int64_t first(int host_rank) const { return shared_.data() ? shared_.first(host_rank) : 0; }
+  // Collective over the host: every rank's slice is written and visible to its peers.
+  void publish() const {
+    if (shared_.data()) shared_.synchronize();
+  }
+
+ private:
+  struct HugeFree {
+    std::size_t count;
+    void operator()(T* p) const { HugePageAllocator<T>().deallocate(p, count); }
+  };
+  SharedArray<T> shared_;
+  std::unique_ptr<T[], HugeFree> private_;
+  T* mine_ = nullptr;
+  T* base_ = nullptr;
+};
+
 // A table with one row of `width` values per owned node that every rank of the host reads in place: inside a host
 // of several ranks it lives in a shared window, so that a host peer's row is found by its index instead of being
 // copied out of a window into a private table (S and z: 288 MB per rank on random:1000000:10 at np 2) and looked
-// up by a binary search. A rank alone on its host keeps its rows private. Owners write their rows, then publish().
+// up by a binary search. A rank alone on its host keeps its rows private. Owners write their rows (or host peers
+// write them for the owner, in the key pass), then publish().
 class HostRows {
  public:
   HostRows(const DistributedGraph& g, std::int64_t width)
-      : width_(width), first_(g.first()), host_first_(g.first()), host_end_(g.first() + g.n_local()) {
-    const auto count = static_cast<size_t>(g.n_local() * width);
+      : width_(width), first_(g.first()), host_first_(g.first()), host_end_(g.first() + g.n_local()),
+        rows_(g, g.n_local() * width) {
     if (g.hosts && g.hosts->size() > 1) {
       const HostTopology& hosts = *g.hosts;
       host_first_ = g.dist.first(hosts.first_rank(hosts.index()));
       host_end_ = g.dist.first(hosts.end_rank(hosts.index()));
-      shared_ = SharedArray<double>(hosts.host(), static_cast<std::int64_t>(count));
-      owned_ = std::span<double>(shared_.mine(), count);
-      base_ = shared_.data();
-    } else {
-      private_ = std::make_unique_for_overwrite<double[]>(count);  // not zeroed: every row gets written
-      owned_ = std::span<double>(private_.get(), count);
-      base_ = private_.get();
     }
+    owned_ = std::span<double>(rows_.mine(), static_cast<size_t>(g.n_local() * width));
   }
 
   std::span<const double> owned() const { return owned_; }
   double* write_row(std::int64_t node) { return owned_.data() + (node - first_) * width_; }
   // Whether `node` lies on this rank's host (owned nodes included): then row() reads it.
   bool on_host(std::int64_t node) const { return node >= host_first_ && node < host_end_; }
-  const double* row(std::int64_t node) const { return base_ + (node - host_first_) * width_; }
-  // Collective over the host: every rank's rows are written and visible to its peers.
-  void publish() const {
-    if (shared_.data()) shared_.synchronize();
-  }
+  // The row of a node of this host (the slices lie one after another, in the order of the nodes).
+  const double* row(std::int64_t node) const { return rows_.data() + (node - host_first_) * width_; }
+  double* host_row(std::int64_t node) { return rows_.data() + (node - host_first_) * width_; }
+  void publish() const { rows_.publish(); }
 
  private:
   std::int64_t width_, first_, host_first_, host_end_;
-  SharedArray<double> shared_;
-  std::unique_ptr<double[]> private_;
+  HostSlices<double> rows_;
   std::span<double> owned_;
-  const double* base_ = nullptr;  // the row of host_first_
+};
+
+// A term of a column's sum in the key pass: the row [phi(k_j) | v_j] of the key table where it starts (an index
+// into the host's table, the same in every rank of the host) and the weight G_key[j, q].
+struct KeyTerm {
+  std::int64_t row;
+  double weight;
 };
 
 // The key pass of Alg. 1 for the owned columns q, one row of `width` = m dv + m values each: S_q = sum_j
 // G_key[j, q] phi(k_j) v_j^T (m x dv, row-major) then z_q = sum_j G_key[j, q] phi(k_j). Each column adds its
 // rows j in canonical order, whichever rank owns them: the order one rank uses, so the bits do not depend on
 // the rank count, the partition or the hosts. Entries of remote columns go to the column's owner (through
-// shared memory inside a host) with j's canonical index, and the owner fetches phi(k_j) and v_j.
+// shared memory inside a host) with j's canonical index, and the owner fetches phi(k_j) and v_j from other hosts.
+// Inside a host the columns' sums are shared out like start rows (StartRowClaims): each rank lays out its
+// columns' terms in shared memory, takes its own columns a batch at a time, and once they run out sums the
+// columns a slower peer has left, into the peer's rows. Which rank sums a column changes nothing in it.
 void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMatrix& phi_k, const RowMatrix& v,
               HostRows& sums, AttentionStats& stats) {
   const Communicator& comm = *g.comm;
-  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local();
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local(), key_width = m + dv;
   // Entries of remote columns, grouped by owner; within an owner in row order (rows ascend in canonical order).
   Counts counts(static_cast<size_t>(comm.size()), 0);
   for (auto q : key_grf.col)
@@ -255,17 +302,6 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   for (const auto& e : send) stats.bytes_moved += on_other_host(g, e.q) ? static_cast<std::int64_t>(sizeof(KeyEntry)) : 0;
   const std::vector<KeyEntry> received = host_alltoallv(comm, g.hosts.get(), send, counts);
   send = {};
-  // phi(k_j) and v_j of the remote rows j: side by side in place for rows of this host, fetched from other hosts.
-  std::optional<HostRows> host_keys;
-  if (g.hosts && g.hosts->size() > 1) {
-    host_keys.emplace(g, m + dv);
-    for (std::int64_t j = 0; j < n_local; ++j) {
-      double* row = host_keys->write_row(g.first() + j);
-      std::copy_n(phi_k.row(j).data(), m, row);
-      std::copy_n(v.row(j).data(), dv, row + m);
-    }
-    host_keys->publish();
-  }
   // The received entries in runs of one row j (a source sends a row's entries together).
   std::vector<std::int64_t> run_start;
   for (size_t k = 0; k < received.size(); ++k)
@@ -274,24 +310,41 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   const auto runs = static_cast<std::int64_t>(run_start.size()) - 1;
   const auto row_of_run = [&](std::int64_t r) { return received[static_cast<size_t>(run_start[static_cast<size_t>(r)])].j; };
   // Rows of other hosts, sorted and unique, and the fetched row each run reads.
+  const bool sharing = g.hosts && g.hosts->size() > 1;
+  const int host_rank = sharing ? g.hosts->host().rank() : 0;
+  const int host_first_rank = sharing ? g.hosts->first_rank(g.hosts->index()) : comm.rank();
+  const auto on_host = [&](std::int64_t node) { return g.owns(node) || (sharing && g.hosts->same_host(g.owner(node))); };
   std::vector<std::pair<std::int64_t, std::int64_t>> remote_runs;  // (j, run)
   for (std::int64_t r = 0; r < runs; ++r)
-    if (!host_keys || !host_keys->on_host(row_of_run(r))) remote_runs.emplace_back(row_of_run(r), r);
+    if (!on_host(row_of_run(r))) remote_runs.emplace_back(row_of_run(r), r);
   const FetchSlots fetched_runs = fetch_slots(std::move(remote_runs), runs);
   const std::vector<std::int64_t>& remote = fetched_runs.keys;
-  const auto fetch = [&](const RowMatrix& rows) {
-    return fetch_rows(comm, g.hosts, g.dist, remote,
-                      std::span<const double>(rows.data(), static_cast<size_t>(rows.size())), rows.cols());
-  };
-  const std::vector<double> remote_phi_k = fetch(phi_k), remote_v = fetch(v);
-  stats.bytes_moved += fetched_bytes(g, remote, m) + fetched_bytes(g, remote, dv);
-  // Where phi(k_j) and v_j of a row lie (row < n_local: owned row `row`; else run row - n_local of j on this
-  // host or fetched).
-  const auto key_rows = [&](std::int64_t row) -> std::pair<const double*, const double*> {
-    if (row < n_local) return {phi_k.row(row).data(), v.row(row).data()};
+  const auto n_remote = static_cast<std::int64_t>(remote.size());
+
+  // The key table: phi(k_j) and v_j side by side, this rank's slice holding its owned rows, then the rows it
+  // fetched from other hosts.
+  HostSlices<double> keys(g, (n_local + n_remote) * key_width);
+  for (std::int64_t j = 0; j < n_local; ++j) {
+    std::copy_n(phi_k.row(j).data(), m, keys.mine() + j * key_width);
+    std::copy_n(v.row(j).data(), dv, keys.mine() + j * key_width + m);
+  }
+  {
+    const std::vector<double> fetched = fetch_rows(
+        comm, g.hosts, g.dist, remote, std::span<const double>(keys.mine(), static_cast<size_t>(n_local * key_width)),
+        key_width);
+    std::copy(fetched.begin(), fetched.end(), keys.mine() + n_local * key_width);
+  }
+  stats.bytes_moved += fetched_bytes(g, remote, key_width);
+  // Where row j's phi(k_j), v_j start in the host's key table: row < n_local is owned row `row`, else run
+  // row - n_local (of a row j of a host peer, or fetched).
+  const auto key_row = [&](std::int64_t row) -> std::int64_t {
+    const std::int64_t mine = keys.first(host_rank);
+    if (row < n_local) return mine + row * key_width;
     const std::int64_t slot = fetched_runs.slot_of(row - n_local);
-    if (slot < 0) return {host_keys->row(row_of_run(row - n_local)), host_keys->row(row_of_run(row - n_local)) + m};
-    return {remote_phi_k.data() + slot * m, remote_v.data() + slot * dv};
+    if (slot >= 0) return mine + (n_local + slot) * key_width;
+    const std::int64_t j = row_of_run(row - n_local);
+    const int owner = g.owner(j);
+    return keys.first(owner - host_first_rank) + (j - g.dist.first(owner)) * key_width;
   };
 
   // The rows j in canonical order: owned rows (index < n_local) and runs of received entries of one j.
@@ -314,50 +367,75 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   };
   // Each column's terms, grouped by column (a counting sort of the rows' entries, taken in canonical order of the
   // rows, so a column's terms stay in that order). Summing a column at a time keeps its m dv + m sums in cache
-  // and reads two short rows (phi(k_j), v_j) per term, where adding each row into its columns' sums read and
+  // and reads one short row (phi(k_j), v_j) per term, where adding each row into its columns' sums read and
   // wrote a whole sum row (576 bytes for m = dv = 8) at random per term: the key pass on random:1000000:10 took
   // about 3 s at np 1 that way. The additions are the same, in the same order.
-  struct Term {
-    const double* phi_k;
-    const double* v;
-    double weight;
-  };
-  std::vector<std::int64_t> column_start(static_cast<size_t>(n_local) + 1, 0);
+  HostSlices<std::int64_t> column_start(g, n_local + 1);
+  std::int64_t* start = column_start.mine();
+  std::fill_n(start, n_local + 1, 0);
   for (const auto& row : rows)
-    targets(row.second, [&](std::int64_t q, double) { ++column_start[static_cast<size_t>(q - g.first()) + 1]; });
-  for (size_t q = 0; q < static_cast<size_t>(n_local); ++q) column_start[q + 1] += column_start[q];
-  std::vector<Term> terms(static_cast<size_t>(column_start.back()));
+    targets(row.second, [&](std::int64_t q, double) { ++start[q - g.first() + 1]; });
+  for (std::int64_t q = 0; q < n_local; ++q) start[q + 1] += start[q];
+  HostSlices<KeyTerm> terms(g, start[n_local]);
   {
-    std::vector<std::int64_t> next(column_start.begin(), column_start.end() - 1);
+    std::vector<std::int64_t> next(start, start + n_local);
     for (const auto& [canonical, row] : rows) {
-      const auto [pk, vj] = key_rows(row);
+      const std::int64_t key = key_row(row);
       targets(row, [&](std::int64_t q, double weight) {
-        terms[static_cast<size_t>(next[static_cast<size_t>(q - g.first())]++)] = {pk, vj, weight};
+        terms.mine()[next[static_cast<size_t>(q - g.first())]++] = {key, weight};
       });
     }
   }
+  keys.publish();
+  column_start.publish();
+  terms.publish();
+
+  // Columns first .. end - 1 of host rank r, into their rows of `sums`.
   std::vector<double> acc(static_cast<size_t>(width));  // a private buffer the compiler knows is unaliased
-  PhaseProgress key_progress("attention   key pass", n_local);
-  for (std::int64_t q = 0; q < n_local; ++q) {
-    key_progress.update(q);
-    std::fill(acc.begin(), acc.end(), 0.0);
-    for (auto k = column_start[static_cast<size_t>(q)]; k < column_start[static_cast<size_t>(q) + 1]; ++k) {
-      constexpr size_t kTermsAhead = 8;  // phi(k_j) and v_j lie anywhere: ask for a later term's rows now
-      if (static_cast<size_t>(k) + kTermsAhead < terms.size()) {
-        const Term& later = terms[static_cast<size_t>(k) + kTermsAhead];
-        prefetch_row(later.phi_k, static_cast<std::int64_t>(sizeof(double)) * m);
-        prefetch_row(later.v, static_cast<std::int64_t>(sizeof(double)) * dv);
-      }
-      const Term& term = terms[static_cast<size_t>(k)];
-      for (std::int64_t a = 0; a < m; ++a) {
-        for (std::int64_t t = 0; t < dv; ++t) {
-          const double product = term.phi_k[a] * term.v[t];  // rounded first, as S's entry phi(k_j)_a v_jt
-          acc[static_cast<size_t>(a * dv + t)] += term.weight * product;
+  const double* table = keys.data();
+  const auto sum_columns = [&](int r, RowRange columns) {
+    const std::int64_t* begin = column_start.data() + column_start.first(r);
+    const KeyTerm* term_of = terms.data() + terms.first(r);
+    const std::int64_t term_end = begin[columns.end];
+    const std::int64_t first_node = g.dist.first(host_first_rank + r);
+    for (std::int64_t q = columns.begin; q < columns.end; ++q) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (auto k = begin[q]; k < begin[q + 1]; ++k) {
+        constexpr std::int64_t kTermsAhead = 8;  // phi(k_j), v_j lie anywhere: ask for a later term's row now
+        if (k + kTermsAhead < term_end)
+          prefetch_row(table + term_of[k + kTermsAhead].row, static_cast<std::int64_t>(sizeof(double)) * key_width);
+        const double* pk = table + term_of[k].row;
+        const double* vj = pk + m;
+        const double weight = term_of[k].weight;
+        for (std::int64_t a = 0; a < m; ++a) {
+          for (std::int64_t t = 0; t < dv; ++t) {
+            const double product = pk[a] * vj[t];  // rounded first, as S's entry phi(k_j)_a v_jt
+            acc[static_cast<size_t>(a * dv + t)] += weight * product;
+          }
+          acc[static_cast<size_t>(m * dv + a)] += weight * pk[a];
         }
-        acc[static_cast<size_t>(m * dv + a)] += term.weight * term.phi_k[a];
       }
+      std::copy(acc.begin(), acc.end(), sums.host_row(first_node + q));
     }
-    std::copy(acc.begin(), acc.end(), sums.write_row(g.first() + q));
+  };
+  PhaseProgress key_progress("attention   key pass", n_local);
+  const std::int64_t per_claim = columns_per_claim(n_local);
+  if (!sharing) {
+    for (std::int64_t q = 0; q < n_local; q += per_claim) {
+      key_progress.step(q);
+      sum_columns(0, {q, std::min(q + per_claim, n_local)});
+    }
+  } else {
+    StartRowClaims claims(g.hosts->host(), n_local);
+    std::int64_t summed = 0;
+    for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); summed += own.size()) {
+      key_progress.step(summed);
+      sum_columns(host_rank, own);
+    }
+    while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
+      sum_columns(peer->peer, peer->rows);
+      stats.peer_columns += peer->rows.size();
+    }
   }
   sums.publish();
 }
