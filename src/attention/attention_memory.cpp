@@ -56,7 +56,12 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
     const double key_pass = sums + 2 * kKeyEntryBytes * other_rank_entries + kTermBytes * nnz +
                             kPairBytes * (n + other_rank_entries) + 8 * n + 8 * n * (m + dv) +
                             (kPairBytes + 16 * (m + dv)) * remote;
-    const double query_pass = sums + reordered + lookup + 8 * remote * (1 + width) + numerators;
+    // The query pass: each entry's place in the S tables; inside a host of several ranks the rows' starts, weights
+    // and phi(q) copied to shared memory; the rows fetched from other hosts (as fetched, then in the host table);
+    // the sums (in the host table, returned, then as num and den).
+    const bool sharing = g.hosts && g.hosts->size() > 1;
+    const double query_pass = sums + reordered + lookup + 8 * nnz + (sharing ? 8 * nnz + 8 * n * (m + 1) : 0.0) +
+                              8 * remote * (1 + 2 * width) + 3 * numerators;
     pass = std::max(key_pass, query_pass);
   }
   const double features = 8 * n * (2 * d + m);     // a head's copies of q and k, and one map's column-major result

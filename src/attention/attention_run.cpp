@@ -82,7 +82,8 @@ std::string describe_attention_pass(const Communicator& comm, const HeadResult& 
   return "attention   key pass " + fmt(r.stats.key_seconds) + " s, query pass " + fmt(r.stats.query_seconds) +
          " s, normaliser min " + sci(r.stats.denominator_min) + ", bad rows " + std::to_string(r.stats.bad_rows) +
          ", " + fmt(static_cast<double>(comm.sum(r.stats.bytes_moved)) / 1e6, 2) + " MB moved, " +
-         std::to_string(comm.sum(r.stats.peer_columns)) + " key columns summed by host peers";
+         std::to_string(comm.sum(r.stats.peer_columns)) + " key columns and " + std::to_string(comm.sum(r.stats.peer_rows)) +
+         " query rows summed by host peers";
 }
 
 Report attention_head_figures(int h, const HeadResult& r) {

@@ -190,9 +190,10 @@ struct KeyEntry {
   double weight;
 };
 
-// Columns of the key pass a rank takes at a time (host peers take what a slower rank has left): about 64 claims
-// a rank, and at most 1024 columns (under a millisecond of sums) so that the ranks finish close together.
-std::int64_t columns_per_claim(std::int64_t n_local) { return std::clamp<std::int64_t>(n_local / 64, 16, 1024); }
+// Columns of the key pass (rows of the query pass) a rank takes at a time; host peers take what a slower rank has
+// left. About 64 claims a rank, and at most 1024 columns (about a millisecond of sums) so that the ranks finish
+// close together.
+std::int64_t work_per_claim(std::int64_t n_local) { return std::clamp<std::int64_t>(n_local / 64, 16, 1024); }
 
 // One slice of `count` elements per rank of a host-wide array: inside a host of several ranks the slices lie in a
 // shared window, one after another in host rank order, and every rank reads (and may write) any of them in place;
@@ -257,6 +258,8 @@ class HostRows {
   bool on_host(std::int64_t node) const { return node >= host_first_ && node < host_end_; }
   // The row of a node of this host (the slices lie one after another, in the order of the nodes).
   const double* row(std::int64_t node) const { return rows_.data() + (node - host_first_) * width_; }
+  // The host's first row: every row of the host lies at a fixed distance from it.
+  const double* table() const { return rows_.data(); }
   double* host_row(std::int64_t node) { return rows_.data() + (node - host_first_) * width_; }
   void publish() const { rows_.publish(); }
 
@@ -419,7 +422,7 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
     }
   };
   PhaseProgress key_progress("attention   key pass", n_local);
-  const std::int64_t per_claim = columns_per_claim(n_local);
+  const std::int64_t per_claim = work_per_claim(n_local);
   if (!sharing) {
     for (std::int64_t q = 0; q < n_local; q += per_claim) {
       key_progress.step(q);
@@ -440,6 +443,110 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   sums.publish();
 }
 
+// The query pass of Alg. 1 for the owned rows i: num_i = sum_k g_k phi(q_i)^T S[col_k] and den_i = sum_k g_k
+// phi(q_i)^T z[col_k] over the row's entries in canonical column order. Rows of S and z on this host are read in
+// place, those of other hosts fetched once. Inside a host the rows are shared out like the key pass's columns:
+// each rank puts its rows' entries (as places in the host's S tables), phi(q_i) and room for the sums in shared
+// memory, and sums a slower peer's rows once its own are done. Returns [num_i | den_i] per owned row.
+std::vector<double> query_sums(const DistributedGraph& g, const SparseRows& query_grf, const RowMatrix& phi_q, const HostRows& sums,
+                               std::int64_t dv, AttentionStats& stats) {
+  const Communicator& comm = *g.comm;
+  const std::int64_t m = phi_q.cols(), width = m * dv + m, n_local = g.n_local(), out_width = dv + 1;
+  const auto nnz = static_cast<std::int64_t>(query_grf.col.size());
+  const bool sharing = g.hosts && g.hosts->size() > 1;
+  const int host_rank = sharing ? g.hosts->host().rank() : 0;
+  // Rows of other hosts, fetched into this rank's slice of a host table.
+  const FetchSlots remote = remote_entries(query_grf, [&](std::int64_t col) { return !sums.on_host(col); });
+  HostSlices<double> fetched(g, static_cast<std::int64_t>(remote.keys.size()) * width);
+  {
+    const auto rows = fetch_rows(comm, g.hosts, g.dist, remote.keys, sums.owned(), width);
+    std::copy(rows.begin(), rows.end(), fetched.mine());
+  }
+  stats.bytes_moved += fetched_bytes(g, remote.keys, width);
+  // Where entry k's row of [S | z] starts: at >= 0 in the host's S table (sums), at < 0 at -at - 1 in the host's
+  // table of fetched rows.
+  const double* host_sums = sums.table();
+  HostSlices<std::int64_t> at(g, nnz);
+  for (std::int64_t k = 0; k < nnz; ++k) {
+    const std::int64_t slot = remote.slot_of(k);
+    at.mine()[k] = slot >= 0 ? -(fetched.first(host_rank) + slot * width) - 1
+                             : sums.row(query_grf.col[static_cast<size_t>(k)]) - host_sums;
+  }
+  // The rows' starts, weights and phi(q_i): in place when the rank is alone on its host, copied to shared memory
+  // for its host peers otherwise.
+  std::optional<HostSlices<std::int64_t>> indptr;
+  std::optional<HostSlices<double>> weight, features;
+  if (sharing) {
+    indptr.emplace(g, n_local + 1);
+    weight.emplace(g, nnz);
+    features.emplace(g, n_local * m);
+    std::copy_n(query_grf.indptr.data(), n_local + 1, indptr->mine());
+    std::copy_n(query_grf.value.data(), nnz, weight->mine());
+    std::copy_n(phi_q.data(), n_local * m, features->mine());
+  }
+  HostSlices<double> out(g, n_local * out_width);
+  fetched.publish();
+  at.publish();
+  if (sharing) {
+    indptr->publish();
+    weight->publish();
+    features->publish();
+  }
+
+  // Rows first .. end - 1 of host rank r.
+  const double* fetched_rows = fetched.data();
+  std::vector<double> acc(static_cast<size_t>(dv));  // the row's numerator: a buffer the compiler knows is unaliased
+  const auto row_bytes = static_cast<std::int64_t>(sizeof(double)) * width;
+  const auto sum_rows = [&](int r, RowRange rows) {
+    const std::int64_t* starts = sharing ? indptr->data() + indptr->first(r) : query_grf.indptr.data();
+    const double* weights = sharing ? weight->data() + weight->first(r) : query_grf.value.data();
+    const double* phi = sharing ? features->data() + features->first(r) : phi_q.data();
+    const std::int64_t* place = at.data() + at.first(r);
+    double* sums_out = out.data() + out.first(r);
+    const std::int64_t entries_end = starts[rows.end];
+    const auto row_of_entry = [&](std::int64_t k) { return place[k] >= 0 ? host_sums + place[k] : fetched_rows - place[k] - 1; };
+    for (std::int64_t i = rows.begin; i < rows.end; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      double sum = 0;
+      const double* q = phi + i * m;
+      for (auto k = starts[i]; k < starts[i + 1]; ++k) {
+        constexpr std::int64_t kEntriesAhead = 8;  // rows lie anywhere in the table: ask for a later entry's now
+        if (k + kEntriesAhead < entries_end) prefetch_row(row_of_entry(k + kEntriesAhead), row_bytes);
+        const double w = weights[k];
+        const double* sq = row_of_entry(k);
+        for (std::int64_t a = 0; a < m; ++a) {
+          const double c = w * q[a];
+          for (std::int64_t t = 0; t < dv; ++t) acc[static_cast<size_t>(t)] += c * sq[a * dv + t];
+          sum += c * sq[m * dv + a];
+        }
+      }
+      std::copy(acc.begin(), acc.end(), sums_out + i * out_width);
+      sums_out[i * out_width + dv] = sum;
+    }
+  };
+  PhaseProgress query_progress("attention   query pass", n_local);
+  const std::int64_t per_claim = work_per_claim(n_local);
+  if (!sharing) {
+    for (std::int64_t i = 0; i < n_local; i += per_claim) {
+      query_progress.step(i);
+      sum_rows(0, {i, std::min(i + per_claim, n_local)});
+    }
+  } else {
+    StartRowClaims claims(g.hosts->host(), n_local);
+    std::int64_t summed = 0;
+    for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); summed += own.size()) {
+      query_progress.step(summed);
+      sum_rows(host_rank, own);
+    }
+    while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
+      sum_rows(peer->peer, peer->rows);
+      stats.peer_rows += peer->rows.size();
+    }
+  }
+  out.publish();
+  return std::vector<double>(out.mine(), out.mine() + n_local * out_width);
+}
+
 }  // namespace
 
 RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& query_grf_in, const SparseRows& key_grf,
@@ -453,40 +560,14 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
 
-  // Query pass. Rows of this host are read in place; rows of other hosts are fetched once.
+  // Query pass.
   const std::optional<SparseRows> reordered = in_canonical_column_order(g, query_grf_in);
-  const SparseRows& query_grf = reordered ? *reordered : query_grf_in;
-  const FetchSlots remote = remote_entries(query_grf, [&](std::int64_t col) { return !sums.on_host(col); });
-  const auto fetched = fetch_rows(comm, g.hosts, g.dist, remote.keys, sums.owned(), width);
-  stats.bytes_moved += fetched_bytes(g, remote.keys, width);
-  const auto row_of_entry = [&](std::int64_t k) -> const double* {
-    const std::int64_t slot = remote.slot_of(k);
-    if (slot >= 0) return fetched.data() + slot * width;
-    return sums.row(query_grf.col[static_cast<size_t>(k)]);
-  };
-  RowMatrix num = RowMatrix::Zero(n_local, dv);
-  Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
-  const auto row_bytes = static_cast<std::int64_t>(sizeof(double)) * width;
-  const auto nnz = static_cast<std::int64_t>(query_grf.col.size());
-  std::vector<double> out(static_cast<size_t>(dv));  // the row's numerator: a buffer the compiler knows is unaliased
-  PhaseProgress query_progress("attention   query pass", n_local);
+  const std::vector<double> num_den = query_sums(g, reordered ? *reordered : query_grf_in, phi_q, sums, dv, stats);
+  RowMatrix num(n_local, dv);
+  Eigen::VectorXd den(n_local);
   for (std::int64_t i = 0; i < n_local; ++i) {
-    query_progress.update(i);
-    std::fill(out.begin(), out.end(), 0.0);
-    double sum = 0;
-    for (auto k = query_grf.indptr[static_cast<size_t>(i)]; k < query_grf.indptr[static_cast<size_t>(i) + 1]; ++k) {
-      constexpr std::int64_t kEntriesAhead = 8;  // rows lie anywhere in the table: ask for a later entry's now
-      if (k + kEntriesAhead < nnz) prefetch_row(row_of_entry(k + kEntriesAhead), row_bytes);
-      const double weight = query_grf.value[static_cast<size_t>(k)];
-      const double* sq = row_of_entry(k);
-      for (std::int64_t a = 0; a < m; ++a) {
-        const double c = weight * phi_q(i, a);
-        for (std::int64_t t = 0; t < dv; ++t) out[static_cast<size_t>(t)] += c * sq[a * dv + t];
-        sum += c * sq[m * dv + a];
-      }
-    }
-    for (std::int64_t t = 0; t < dv; ++t) num(i, t) = out[static_cast<size_t>(t)];
-    den(i) = sum;
+    std::copy_n(num_den.data() + i * (dv + 1), dv, num.row(i).data());
+    den(i) = num_den[static_cast<size_t>(i * (dv + 1) + dv)];
   }
   RowMatrix out_rows = normalize(comm, std::move(num), den, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());

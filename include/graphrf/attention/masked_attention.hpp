@@ -42,6 +42,7 @@ struct AttentionStats {
   std::int64_t bad_rows = 0;       // global: rows with denominator <= eps
   std::int64_t bytes_moved = 0;    // this rank: bytes sent in the key and query passes
   std::int64_t peer_columns = 0;   // this rank: key-pass columns it summed for slower ranks of its host
+  std::int64_t peer_rows = 0;      // this rank: query-pass rows it summed for slower ranks of its host
   double key_seconds = 0, query_seconds = 0;
 };
 
