@@ -5,9 +5,10 @@
 // ever formed.
 //
 // Symmetric (Alg. 1): key pass S[q] += g phi(k_j) v_j^T, z[q] += g phi(k_j) over the nonzeros (q, g) of
-// the key-side row j, summed locally per q in row order, then one block per remote q goes to q's owner,
-// which adds the partial sums in source-rank order (a fixed order, so a run is reproducible). Query pass:
-// out_i = sum_(q,g) g phi(q_i)^T S[q] / sum_(q,g) g phi(q_i)^T z[q], fetching the S[q] and z[q] it needs.
+// the key-side rows j: each nonzero goes to q's owner, which adds a column's terms in canonical order of j (the
+// order of one rank, so the bits do not depend on the rank count, hosts or partition). Query pass:
+// out_i = sum_(q,g) g phi(q_i)^T S[q] / sum_(q,g) g phi(q_i)^T z[q], reading the S[q] and z[q] of its host in
+// place and fetching those of other hosts. Inside a host both passes share out their columns and rows.
 // Asymmetric (Alg. 2): out_i = sum_j G[i,j] phi(q_i).phi(k_j) v_j / sum_j G[i,j] phi(q_i).phi(k_j), fetching
 // phi(k_j) and v_j of the visited remote nodes.
 //

@@ -5,7 +5,8 @@
 // at the same speed for a whole phase (one core is slower in spells on a shared machine, or serves interrupts), so
 // with fixed ranges the fast rank waits for the slow one at the end of every walk phase; with these claims they
 // finish within a batch of each other. Which rank walks a row changes nothing in it: a row is summed in a fixed
-// order from its walks' visits (grf_matrix.hpp), and every random draw is keyed by the start node's id.
+// order from its walks' visits (grf_matrix.hpp), and every random draw is keyed by the start node's id. Masked
+// attention shares out its key pass's columns and its query pass's rows the same way (masked_attention.cpp).
 //
 // Each rank's range is one 64-bit word in a shared window, (next | end << 32): the owner moves next up and thieves
 // move end down, both by compare-and-swap, so every row is claimed exactly once. The words are plain process-
