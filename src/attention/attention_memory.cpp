@@ -45,9 +45,14 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
   const double lookup = remote > 0 ? kPairBytes * other_rank_entries + 8 * nnz : 0.0;  // remote entries' slots
   const double numerators = 8 * n * (dv + 1);
   double pass = 0;
+  // Inside a host of several ranks a row-wise pass copies the rows' starts, weights and phi(q) to shared memory.
+  const bool sharing = g.hosts && g.hosts->size() > 1;
+  const double shared_rows = sharing ? 8 * nnz + 8 * n * (m + 1) : 0.0;
   if (config.estimator == GrfEstimator::asymmetric) {
+    // The key table of owned phi(k), v rows and those fetched from other hosts (as fetched, then in the table), each
+    // entry's place in it, and the sums (in the host table, returned, then as num and den).
     const double table = 8 * n * (m + dv);
-    pass = table + reordered + lookup + 8 * remote * (1 + m + dv) + numerators;
+    pass = table + reordered + lookup + 8 * remote * (1 + 2 * (m + dv)) + 8 * nnz + shared_rows + 3 * numerators;
   } else {
     const double width = m * dv + m, sums = 8 * n * width;
     // Entries sent and as many received, the columns' terms (own entries and received ones), the rows in canonical
@@ -56,12 +61,9 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
     const double key_pass = sums + 2 * kKeyEntryBytes * other_rank_entries + kTermBytes * nnz +
                             kPairBytes * (n + other_rank_entries) + 8 * n + 8 * n * (m + dv) +
                             (kPairBytes + 16 * (m + dv)) * remote;
-    // The query pass: each entry's place in the S tables; inside a host of several ranks the rows' starts, weights
-    // and phi(q) copied to shared memory; the rows fetched from other hosts (as fetched, then in the host table);
-    // the sums (in the host table, returned, then as num and den).
-    const bool sharing = g.hosts && g.hosts->size() > 1;
-    const double query_pass = sums + reordered + lookup + 8 * nnz + (sharing ? 8 * nnz + 8 * n * (m + 1) : 0.0) +
-                              8 * remote * (1 + 2 * width) + 3 * numerators;
+    // The query pass: each entry's place in the S tables, the shared rows, the rows fetched from other hosts (as
+    // fetched, then in the host table), the sums (in the host table, returned, then as num and den).
+    const double query_pass = sums + reordered + lookup + 8 * nnz + shared_rows + 8 * remote * (1 + 2 * width) + 3 * numerators;
     pass = std::max(key_pass, query_pass);
   }
   const double features = 8 * n * (2 * d + m);     // a head's copies of q and k, and one map's column-major result

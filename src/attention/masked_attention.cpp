@@ -68,12 +68,25 @@ RowMatrix normalize(const Communicator& comm, RowMatrix num, const Eigen::Vector
   return num;
 }
 
+// normalize() on rows [num_i | den_i] of width dv + 1.
+RowMatrix normalize_sums(const Communicator& comm, const std::vector<double>& num_den, std::int64_t dv,
+                         const NormalizerPolicy& policy, AttentionStats& stats) {
+  const auto n = static_cast<std::int64_t>(num_den.size()) / (dv + 1);
+  RowMatrix num(n, dv);
+  Eigen::VectorXd den(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::copy_n(num_den.data() + i * (dv + 1), dv, num.row(i).data());
+    den(i) = num_den[static_cast<size_t>(i * (dv + 1) + dv)];
+  }
+  return normalize(comm, std::move(num), den, policy, stats);
+}
+
 // Alg. 2's sums for GRF row i, added to num[0..dv) and den: sum_k g_k phi(q_i).phi(k_col) v_col and
 // sum_k g_k phi(q_i).phi(k_col), with q = phi(q_i) and the key-side row of entry k's column found by
 // `row_of_entry(k)` (phi(k) then v, side by side).
 template <class RowOfEntry>
-void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std::int64_t m, std::int64_t dv,
-                    const RowOfEntry& row_of_entry, double* num, double& den) {
+void asymmetric_row(const std::int64_t* starts, const double* weights, std::int64_t i, const double* q, std::int64_t m,
+                    std::int64_t dv, const RowOfEntry& row_of_entry, double* num, double& den) {
   // Four entries at a time: their scores are four independent dot products (each summed in order over a, so
   // the bits are those of one entry at a time), which the processor overlaps instead of waiting on one chain
   // of additions; they then enter the sums in entry order.
@@ -81,8 +94,8 @@ void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std:
   acc.assign(static_cast<size_t>(dv), 0.0);
   double* out = acc.data();
   double sum = 0;
-  auto k = grf.indptr[static_cast<size_t>(i)];
-  const auto end = grf.indptr[static_cast<size_t>(i) + 1];
+  auto k = starts[i];
+  const auto end = starts[i + 1];
   const auto row_bytes = static_cast<std::int64_t>(sizeof(double)) * (m + dv);
   for (; k + 4 <= end; k += 4) {
     for (auto ahead = k + 4; ahead < std::min(k + 8, end); ++ahead)  // the next group's rows, while this one computes
@@ -93,7 +106,7 @@ void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std:
     for (std::int64_t a = 0; a < m; ++a)
       for (int e = 0; e < 4; ++e) score[e] += q[a] * r[e][a];
     for (int e = 0; e < 4; ++e) {
-      const double s = score[e] * grf.value[static_cast<size_t>(k + e)];
+      const double s = score[e] * weights[k + e];
       const double* v = r[e] + m;
       for (std::int64_t t = 0; t < dv; ++t) out[t] += s * v[t];
       sum += s;
@@ -103,7 +116,7 @@ void asymmetric_row(const SparseRows& grf, std::int64_t i, const double* q, std:
     const double* row = row_of_entry(k);
     double score = 0;
     for (std::int64_t a = 0; a < m; ++a) score += q[a] * row[a];
-    score *= grf.value[static_cast<size_t>(k)];
+    score *= weights[k];
     for (std::int64_t t = 0; t < dv; ++t) out[t] += score * row[m + t];
     sum += score;
   }
@@ -443,6 +456,103 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   sums.publish();
 }
 
+// A row-wise pass over the owned rows i of a sparse matrix (one output row of `out_width` values each, from the
+// row's entries and feature row) that host peers can take part in: inside a host of several ranks the rows'
+// starts, weights and features are copied to shared memory beside each entry's place in a host table (filled by
+// the caller, then publish()), and the outputs are written there, so that a rank out of rows sums a slower peer's,
+// taking them like start rows (StartRowClaims). A rank alone on its host reads its rows in place.
+class HostRowPass {
+ public:
+  // Collective over the host. The outputs start zeroed.
+  HostRowPass(const DistributedGraph& g, const SparseRows& rows, const RowMatrix& features, std::int64_t out_width)
+      : g_(g), rows_(rows), features_(features), out_width_(out_width), sharing_(g.hosts && g.hosts->size() > 1),
+        place_(g, static_cast<std::int64_t>(rows.col.size())), out_(g, g.n_local() * out_width) {
+    const std::int64_t n = g.n_local(), nnz = static_cast<std::int64_t>(rows.col.size()), m = features.cols();
+    std::fill_n(out_.mine(), n * out_width, 0.0);
+    if (!sharing_) return;
+    starts_.emplace(g, n + 1);
+    weights_.emplace(g, nnz);
+    shared_features_.emplace(g, n * m);
+    std::copy_n(rows.indptr.data(), n + 1, starts_->mine());
+    std::copy_n(rows.value.data(), nnz, weights_->mine());
+    std::copy_n(features.data(), n * m, shared_features_->mine());
+  }
+
+  // Entry k's place in the host's table of what the pass reads: this rank fills them before publish().
+  std::int64_t* places() { return place_.mine(); }
+  // Collective over the host: this rank's rows are visible to its peers.
+  void publish() const {
+    place_.publish();
+    out_.publish();
+    if (!sharing_) return;
+    starts_->publish();
+    weights_->publish();
+    shared_features_->publish();
+  }
+
+  // The rows of host rank r as sum_row reads and writes them.
+  struct Rows {
+    const std::int64_t* starts;
+    const double* weights;
+    const double* features;  // row i at features + i m
+    const std::int64_t* place;
+    double* out;             // row i at out + i out_width
+    std::int64_t entries;    // of all the rank's rows
+  };
+
+  // Every row of the host summed once, by its owner or a host peer: sum_row(rows, i) for row i of `rows`.
+  // Returns this rank's outputs; peer_rows counts the rows this rank summed for its peers. Collective.
+  template <class SumRow>
+  std::vector<double> run(const std::string& what, const SumRow& sum_row, std::int64_t& peer_rows) const {
+    const std::int64_t n_local = g_.n_local();
+    const auto sum_range = [&](int r, RowRange range) {
+      const Rows rows = rows_of(r);
+      for (std::int64_t i = range.begin; i < range.end; ++i) sum_row(rows, i);
+    };
+    PhaseProgress progress(what, n_local);
+    const std::int64_t per_claim = work_per_claim(n_local);
+    if (!sharing_) {
+      for (std::int64_t i = 0; i < n_local; i += per_claim) {
+        progress.step(i);
+        sum_range(0, {i, std::min(i + per_claim, n_local)});
+      }
+    } else {
+      StartRowClaims claims(g_.hosts->host(), n_local);
+      std::int64_t summed = 0;
+      for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); summed += own.size()) {
+        progress.step(summed);
+        sum_range(g_.hosts->host().rank(), own);
+      }
+      while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
+        sum_range(peer->peer, peer->rows);
+        peer_rows += peer->rows.size();
+      }
+    }
+    out_.publish();
+    return std::vector<double>(out_.mine(), out_.mine() + n_local * out_width_);
+  }
+
+ private:
+  Rows rows_of(int r) const {
+    if (!sharing_)
+      return {rows_.indptr.data(), rows_.value.data(), features_.data(), place_.data(), out_.data(),
+              static_cast<std::int64_t>(rows_.col.size())};
+    return {starts_->data() + starts_->first(r), weights_->data() + weights_->first(r),
+            shared_features_->data() + shared_features_->first(r), place_.data() + place_.first(r),
+            out_.data() + out_.first(r), place_.first(r + 1) - place_.first(r)};
+  }
+
+  const DistributedGraph& g_;
+  const SparseRows& rows_;
+  const RowMatrix& features_;
+  std::int64_t out_width_;
+  bool sharing_;
+  HostSlices<std::int64_t> place_;
+  HostSlices<double> out_;
+  std::optional<HostSlices<std::int64_t>> starts_;
+  std::optional<HostSlices<double>> weights_, shared_features_;
+};
+
 // The query pass of Alg. 1 for the owned rows i: num_i = sum_k g_k phi(q_i)^T S[col_k] and den_i = sum_k g_k
 // phi(q_i)^T z[col_k] over the row's entries in canonical column order. Rows of S and z on this host are read in
 // place, those of other hosts fetched once. Inside a host the rows are shared out like the key pass's columns:
@@ -451,10 +561,9 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
 std::vector<double> query_sums(const DistributedGraph& g, const SparseRows& query_grf, const RowMatrix& phi_q, const HostRows& sums,
                                std::int64_t dv, AttentionStats& stats) {
   const Communicator& comm = *g.comm;
-  const std::int64_t m = phi_q.cols(), width = m * dv + m, n_local = g.n_local(), out_width = dv + 1;
+  const std::int64_t m = phi_q.cols(), width = m * dv + m, out_width = dv + 1;
   const auto nnz = static_cast<std::int64_t>(query_grf.col.size());
-  const bool sharing = g.hosts && g.hosts->size() > 1;
-  const int host_rank = sharing ? g.hosts->host().rank() : 0;
+  const int host_rank = g.hosts && g.hosts->size() > 1 ? g.hosts->host().rank() : 0;
   // Rows of other hosts, fetched into this rank's slice of a host table.
   const FetchSlots remote = remote_entries(query_grf, [&](std::int64_t col) { return !sums.on_host(col); });
   HostSlices<double> fetched(g, static_cast<std::int64_t>(remote.keys.size()) * width);
@@ -463,88 +572,44 @@ std::vector<double> query_sums(const DistributedGraph& g, const SparseRows& quer
     std::copy(rows.begin(), rows.end(), fetched.mine());
   }
   stats.bytes_moved += fetched_bytes(g, remote.keys, width);
-  // Where entry k's row of [S | z] starts: at >= 0 in the host's S table (sums), at < 0 at -at - 1 in the host's
-  // table of fetched rows.
+  // Where entry k's row of [S | z] starts: place >= 0 in the host's S table (sums), place < 0 at -place - 1 in the
+  // host's table of fetched rows.
+  HostRowPass pass(g, query_grf, phi_q, out_width);
   const double* host_sums = sums.table();
-  HostSlices<std::int64_t> at(g, nnz);
   for (std::int64_t k = 0; k < nnz; ++k) {
     const std::int64_t slot = remote.slot_of(k);
-    at.mine()[k] = slot >= 0 ? -(fetched.first(host_rank) + slot * width) - 1
-                             : sums.row(query_grf.col[static_cast<size_t>(k)]) - host_sums;
+    pass.places()[k] = slot >= 0 ? -(fetched.first(host_rank) + slot * width) - 1
+                                 : sums.row(query_grf.col[static_cast<size_t>(k)]) - host_sums;
   }
-  // The rows' starts, weights and phi(q_i): in place when the rank is alone on its host, copied to shared memory
-  // for its host peers otherwise.
-  std::optional<HostSlices<std::int64_t>> indptr;
-  std::optional<HostSlices<double>> weight, features;
-  if (sharing) {
-    indptr.emplace(g, n_local + 1);
-    weight.emplace(g, nnz);
-    features.emplace(g, n_local * m);
-    std::copy_n(query_grf.indptr.data(), n_local + 1, indptr->mine());
-    std::copy_n(query_grf.value.data(), nnz, weight->mine());
-    std::copy_n(phi_q.data(), n_local * m, features->mine());
-  }
-  HostSlices<double> out(g, n_local * out_width);
   fetched.publish();
-  at.publish();
-  if (sharing) {
-    indptr->publish();
-    weight->publish();
-    features->publish();
-  }
+  pass.publish();
 
-  // Rows first .. end - 1 of host rank r.
   const double* fetched_rows = fetched.data();
   std::vector<double> acc(static_cast<size_t>(dv));  // the row's numerator: a buffer the compiler knows is unaliased
   const auto row_bytes = static_cast<std::int64_t>(sizeof(double)) * width;
-  const auto sum_rows = [&](int r, RowRange rows) {
-    const std::int64_t* starts = sharing ? indptr->data() + indptr->first(r) : query_grf.indptr.data();
-    const double* weights = sharing ? weight->data() + weight->first(r) : query_grf.value.data();
-    const double* phi = sharing ? features->data() + features->first(r) : phi_q.data();
-    const std::int64_t* place = at.data() + at.first(r);
-    double* sums_out = out.data() + out.first(r);
-    const std::int64_t entries_end = starts[rows.end];
-    const auto row_of_entry = [&](std::int64_t k) { return place[k] >= 0 ? host_sums + place[k] : fetched_rows - place[k] - 1; };
-    for (std::int64_t i = rows.begin; i < rows.end; ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      double sum = 0;
-      const double* q = phi + i * m;
-      for (auto k = starts[i]; k < starts[i + 1]; ++k) {
-        constexpr std::int64_t kEntriesAhead = 8;  // rows lie anywhere in the table: ask for a later entry's now
-        if (k + kEntriesAhead < entries_end) prefetch_row(row_of_entry(k + kEntriesAhead), row_bytes);
-        const double w = weights[k];
-        const double* sq = row_of_entry(k);
-        for (std::int64_t a = 0; a < m; ++a) {
-          const double c = w * q[a];
-          for (std::int64_t t = 0; t < dv; ++t) acc[static_cast<size_t>(t)] += c * sq[a * dv + t];
-          sum += c * sq[m * dv + a];
-        }
+  const auto sum_row = [&](const HostRowPass::Rows& rows, std::int64_t i) {
+    const auto row_of_entry = [&](std::int64_t k) {
+      return rows.place[k] >= 0 ? host_sums + rows.place[k] : fetched_rows - rows.place[k] - 1;
+    };
+    std::fill(acc.begin(), acc.end(), 0.0);
+    double sum = 0;
+    const double* q = rows.features + i * m;
+    const std::int64_t end = rows.starts[i + 1];
+    for (auto k = rows.starts[i]; k < end; ++k) {
+      constexpr std::int64_t kEntriesAhead = 8;  // rows lie anywhere in the table: ask for a later entry's now
+      if (k + kEntriesAhead < rows.entries) prefetch_row(row_of_entry(k + kEntriesAhead), row_bytes);
+      const double w = rows.weights[k];
+      const double* sq = row_of_entry(k);
+      for (std::int64_t a = 0; a < m; ++a) {
+        const double c = w * q[a];
+        for (std::int64_t t = 0; t < dv; ++t) acc[static_cast<size_t>(t)] += c * sq[a * dv + t];
+        sum += c * sq[m * dv + a];
       }
-      std::copy(acc.begin(), acc.end(), sums_out + i * out_width);
-      sums_out[i * out_width + dv] = sum;
     }
+    std::copy(acc.begin(), acc.end(), rows.out + i * out_width);
+    rows.out[i * out_width + dv] = sum;
   };
-  PhaseProgress query_progress("attention   query pass", n_local);
-  const std::int64_t per_claim = work_per_claim(n_local);
-  if (!sharing) {
-    for (std::int64_t i = 0; i < n_local; i += per_claim) {
-      query_progress.step(i);
-      sum_rows(0, {i, std::min(i + per_claim, n_local)});
-    }
-  } else {
-    StartRowClaims claims(g.hosts->host(), n_local);
-    std::int64_t summed = 0;
-    for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); summed += own.size()) {
-      query_progress.step(summed);
-      sum_rows(host_rank, own);
-    }
-    while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
-      sum_rows(peer->peer, peer->rows);
-      stats.peer_rows += peer->rows.size();
-    }
-  }
-  out.publish();
-  return std::vector<double>(out.mine(), out.mine() + n_local * out_width);
+  return pass.run("attention   query pass", sum_row, stats.peer_rows);
 }
 
 }  // namespace
@@ -553,7 +618,7 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
                                const RowMatrix& phi_q, const RowMatrix& phi_k, const RowMatrix& v,
                                const NormalizerPolicy& policy, AttentionStats& stats) {
   const Communicator& comm = *g.comm;
-  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local();
+  const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m;
   Timer timer;
   HostRows sums(g, width);
   key_sums(g, key_grf, phi_k, v, sums, stats);
@@ -563,13 +628,7 @@ RowMatrix grf_masked_attention(const DistributedGraph& g, const SparseRows& quer
   // Query pass.
   const std::optional<SparseRows> reordered = in_canonical_column_order(g, query_grf_in);
   const std::vector<double> num_den = query_sums(g, reordered ? *reordered : query_grf_in, phi_q, sums, dv, stats);
-  RowMatrix num(n_local, dv);
-  Eigen::VectorXd den(n_local);
-  for (std::int64_t i = 0; i < n_local; ++i) {
-    std::copy_n(num_den.data() + i * (dv + 1), dv, num.row(i).data());
-    den(i) = num_den[static_cast<size_t>(i * (dv + 1) + dv)];
-  }
-  RowMatrix out_rows = normalize(comm, std::move(num), den, policy, stats);
+  RowMatrix out_rows = normalize_sums(comm, num_den, dv, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out_rows;
 }
@@ -580,28 +639,46 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   const Communicator& comm = *g.comm;
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m + dv, n_local = g.n_local();
   Timer timer;
-  // phi(k_j) and v_j side by side, fetched for the remote nodes the query walks visited.
+  // phi(k_j) and v_j side by side in a host table: this rank's slice holds its owned rows, then the rows of other
+  // hosts that its query walks visited; rows of host peers are read in their slices.
   const std::optional<SparseRows> reordered = in_canonical_column_order(g, grf_in);
   const SparseRows& grf = reordered ? *reordered : grf_in;
-  const std::vector<double> table = key_value_table(phi_k, v);
-  const FetchSlots remote = remote_entries(grf, [&](std::int64_t col) { return !g.owns(col); });
-  const auto fetched = fetch_rows(comm, g.hosts, g.dist, remote.keys, table, width);
+  const bool sharing = g.hosts && g.hosts->size() > 1;
+  const int host_rank = sharing ? g.hosts->host().rank() : 0;
+  const int host_first_rank = sharing ? g.hosts->first_rank(g.hosts->index()) : comm.rank();
+  const auto on_host = [&](std::int64_t node) { return g.owns(node) || (sharing && g.hosts->same_host(g.owner(node))); };
+  const FetchSlots remote = remote_entries(grf, [&](std::int64_t col) { return !on_host(col); });
+  const auto n_remote = static_cast<std::int64_t>(remote.keys.size());
+  HostSlices<double> keys(g, (n_local + n_remote) * width);
+  for (std::int64_t j = 0; j < n_local; ++j) {
+    std::copy_n(phi_k.row(j).data(), m, keys.mine() + j * width);
+    std::copy_n(v.row(j).data(), dv, keys.mine() + j * width + m);
+  }
+  {
+    const std::vector<double> fetched = fetch_rows(
+        comm, g.hosts, g.dist, remote.keys, std::span<const double>(keys.mine(), static_cast<size_t>(n_local * width)), width);
+    std::copy(fetched.begin(), fetched.end(), keys.mine() + n_local * width);
+  }
   stats.bytes_moved += fetched_bytes(g, remote.keys, width);
+  HostRowPass pass(g, grf, phi_q, dv + 1);
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(grf.col.size()); ++k) {
+    const std::int64_t slot = remote.slot_of(k), j = grf.col[static_cast<size_t>(k)];
+    const int owner = slot >= 0 ? comm.rank() : g.owner(j);
+    pass.places()[k] = slot >= 0 ? keys.first(host_rank) + (n_local + slot) * width
+                                 : keys.first(owner - host_first_rank) + (j - g.dist.first(owner)) * width;
+  }
+  keys.publish();
+  pass.publish();
   stats.key_seconds = comm.max(timer.seconds());
   timer.reset();
-  RowMatrix num = RowMatrix::Zero(n_local, dv);
-  Eigen::VectorXd den = Eigen::VectorXd::Zero(n_local);
-  const auto lookup = [&](std::int64_t k) {
-    const std::int64_t slot = remote.slot_of(k);
-    if (slot >= 0) return fetched.data() + slot * width;
-    return table.data() + (grf.col[static_cast<size_t>(k)] - g.first()) * width;
+  const double* table = keys.data();
+  const auto sum_row = [&](const HostRowPass::Rows& rows, std::int64_t i) {
+    const auto lookup = [&](std::int64_t k) { return table + rows.place[k]; };
+    double* out = rows.out + i * (dv + 1);
+    asymmetric_row(rows.starts, rows.weights, i, rows.features + i * m, m, dv, lookup, out, out[dv]);
   };
-  PhaseProgress query_progress("attention   query pass (asymmetric)", n_local);
-  for (std::int64_t i = 0; i < n_local; ++i) {
-    query_progress.update(i);
-    asymmetric_row(grf, i, phi_q.row(i).data(), m, dv, lookup, num.row(i).data(), den(i));
-  }
-  RowMatrix out = normalize(comm, std::move(num), den, policy, stats);
+  const std::vector<double> num_den = pass.run("attention   query pass (asymmetric)", sum_row, stats.peer_rows);
+  RowMatrix out = normalize_sums(comm, num_den, dv, policy, stats);
   stats.query_seconds = comm.max(timer.seconds());
   return out;
 }
@@ -627,7 +704,7 @@ RowMatrix local_asymmetric_attention(const SparseRows& grf, const RowMatrix& phi
       __builtin_prefetch(&den(later));
     }
     const auto r = row_of_node[static_cast<size_t>(i)];
-    asymmetric_row(grf, i, phi_q.row(r).data(), m, dv, lookup, num.row(r).data(), den(r));
+    asymmetric_row(grf.indptr.data(), grf.value.data(), i, phi_q.row(r).data(), m, dv, lookup, num.row(r).data(), den(r));
   }
   normalize_rows(num, den, policy, stats.bad_rows, stats.denominator_min);
   throw_if_bad(policy, stats);
