@@ -26,6 +26,33 @@ namespace graphrf {
 // close together.
 inline std::int64_t work_per_claim(std::int64_t n_local) { return std::clamp<std::int64_t>(n_local / 64, 16, 1024); }
 
+// Work units 0 .. n_local - 1 of every rank of the host, each done once by its owner or a host peer:
+// do_range(host rank r, units of r) for claims of work_per_claim units, the owner's from the front, a peer's from
+// the back once its own ran out (StartRowClaims). A rank alone on its host does its own in order. Progress is
+// reported on `what`; peer_units counts the units this rank did for its peers. Collective over the host.
+template <class DoRange>
+void share_out(const DistributedGraph& g, const std::string& what, const DoRange& do_range, std::int64_t& peer_units) {
+  const std::int64_t n_local = g.n_local(), per_claim = work_per_claim(n_local);
+  PhaseProgress progress(what, n_local);
+  if (!g.hosts || g.hosts->size() == 1) {
+    for (std::int64_t i = 0; i < n_local; i += per_claim) {
+      progress.step(i);
+      do_range(0, RowRange{i, std::min(i + per_claim, n_local)});
+    }
+    return;
+  }
+  StartRowClaims claims(g.hosts->host(), n_local);
+  std::int64_t done = 0;
+  for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); done += own.size()) {
+    progress.step(done);
+    do_range(g.hosts->host().rank(), own);
+  }
+  while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
+    do_range(peer->peer, peer->rows);
+    peer_units += peer->rows.size();
+  }
+}
+
 // One slice of `count` elements per rank of a host-wide array: inside a host of several ranks the slices lie in a
 // shared window, one after another in host rank order, and every rank reads (and may write) any of them in place;
 // a rank alone on its host keeps its slice private. Both are read at random, so both come in 2 MiB pages where
@@ -103,8 +130,8 @@ class HostRows {
 // A row-wise pass over the owned rows i of a sparse matrix (one output row of `out_width` values each, from the
 // row's entries and feature row) that host peers can take part in: inside a host of several ranks the rows'
 // starts, weights and features are copied to shared memory beside each entry's place in a host table (filled by
-// the caller, then publish()), and the outputs are written there, so that a rank out of rows sums a slower peer's,
-// taking them like start rows (StartRowClaims). A rank alone on its host reads its rows in place.
+// the caller, then publish()), and the outputs are written there, so that a rank out of rows sums a slower peer's
+// (share_out). A rank alone on its host reads its rows in place.
 class HostRowPass {
  public:
   // Collective over the host. The outputs start zeroed.
@@ -153,25 +180,7 @@ class HostRowPass {
       const Rows rows = rows_of(r);
       for (std::int64_t i = range.begin; i < range.end; ++i) sum_row(rows, i);
     };
-    PhaseProgress progress(what, n_local);
-    const std::int64_t per_claim = work_per_claim(n_local);
-    if (!sharing_) {
-      for (std::int64_t i = 0; i < n_local; i += per_claim) {
-        progress.step(i);
-        sum_range(0, {i, std::min(i + per_claim, n_local)});
-      }
-    } else {
-      StartRowClaims claims(g_.hosts->host(), n_local);
-      std::int64_t summed = 0;
-      for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); summed += own.size()) {
-        progress.step(summed);
-        sum_range(g_.hosts->host().rank(), own);
-      }
-      while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
-        sum_range(peer->peer, peer->rows);
-        peer_rows += peer->rows.size();
-      }
-    }
+    share_out(g_, what, sum_range, peer_rows);
     out_.publish();
     return std::vector<double>(out_.mine(), out_.mine() + n_local * out_width_);
   }

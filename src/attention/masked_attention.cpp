@@ -355,25 +355,7 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
       std::copy(acc.begin(), acc.end(), sums.host_row(first_node + q));
     }
   };
-  PhaseProgress key_progress("attention   key pass", n_local);
-  const std::int64_t per_claim = work_per_claim(n_local);
-  if (!sharing) {
-    for (std::int64_t q = 0; q < n_local; q += per_claim) {
-      key_progress.step(q);
-      sum_columns(0, {q, std::min(q + per_claim, n_local)});
-    }
-  } else {
-    StartRowClaims claims(g.hosts->host(), n_local);
-    std::int64_t summed = 0;
-    for (RowRange own; !(own = claims.claim_own(per_claim)).empty(); summed += own.size()) {
-      key_progress.step(summed);
-      sum_columns(host_rank, own);
-    }
-    while (const auto peer = claims.claim_from_peer(per_claim / 4, per_claim)) {
-      sum_columns(peer->peer, peer->rows);
-      stats.peer_columns += peer->rows.size();
-    }
-  }
+  share_out(g, "attention   key pass", sum_columns, stats.peer_columns);
   sums.publish();
 }
 

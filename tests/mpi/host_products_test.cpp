@@ -59,6 +59,20 @@ Eigen::MatrixXd gather_canonical(const DistributedGraph& g, const RowMatrix& loc
   return out;
 }
 
+// Diffusion-masked attention with walks halting at p 0.3 and relu features (computed row by row: the same bits at
+// every rank count).
+AttentionConfig small_attention_config(GrfEstimator estimator, std::int64_t walkers, std::uint64_t seed) {
+  AttentionConfig config;
+  config.kernel.kind = KernelKind::diffusion;
+  config.kernel.beta = 1.0;
+  config.walk.walkers = walkers;
+  config.walk.p_halt = 0.3;
+  config.walk.seed = seed;
+  config.estimator = estimator;
+  config.features.kind = FeatureKind::relu;
+  return config;
+}
+
 // Bitwise comparison (NaN-free matrices): the largest |a - b|, which must be exactly 0.
 double max_difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
@@ -233,15 +247,8 @@ TEST(HostFetchRows, GpLearningAndPredictionHaveTheSameBits) {
 TEST(HostAttention, OutputHasTheBitsOfOneRank) {
   const Communicator self(MPI_COMM_SELF);
   for (auto estimator : {GrfEstimator::symmetric, GrfEstimator::two_ensembles, GrfEstimator::asymmetric}) {
-    AttentionConfig config;
-    config.kernel.kind = KernelKind::diffusion;
-    config.kernel.beta = 1.0;
-    config.walk.walkers = 6;
-    config.walk.p_halt = 0.3;
+    AttentionConfig config = small_attention_config(estimator, 6, 5);
     config.walk.max_length = 12;
-    config.walk.seed = 5;
-    config.estimator = estimator;
-    config.features.kind = FeatureKind::relu;  // computed row by row: the same bits at every rank count
     const auto one_rank = load_on(self, "random:150:6:2", "block");
     const auto reference = run_attention(one_rank, synthetic_qkv(one_rank, 1, 4, 3, 9), config, quiet_log());
     for (const std::string partition : {"block", "metis"}) {
@@ -276,14 +283,7 @@ TEST(HostAttention, PeersSumTheColumnsAndRowsOfARankThatOwnsEveryNode) {
   const bool shared = g.hosts && g.hosts->size() > 1;
   // Alg. 1 has a key pass (columns) and a query pass (rows); Alg. 2 a query pass only.
   for (auto estimator : {GrfEstimator::symmetric, GrfEstimator::asymmetric}) {
-    AttentionConfig config;
-    config.kernel.kind = KernelKind::diffusion;
-    config.kernel.beta = 1.0;
-    config.walk.walkers = 4;
-    config.walk.p_halt = 0.3;
-    config.walk.seed = 11;
-    config.estimator = estimator;
-    config.features.kind = FeatureKind::relu;
+    const AttentionConfig config = small_attention_config(estimator, 4, 11);
     const bool has_key_pass = estimator == GrfEstimator::symmetric;
     const Eigen::MatrixXd want =
         gather_canonical(one_rank, run_attention(one_rank, synthetic_qkv(one_rank, 1, 4, 3, 9), config, quiet_log())[0].output);
