@@ -250,10 +250,9 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
   const bool sharing = g.hosts && g.hosts->size() > 1;
   const int host_rank = sharing ? g.hosts->host().rank() : 0;
   const int host_first_rank = sharing ? g.hosts->first_rank(g.hosts->index()) : comm.rank();
-  const auto on_host = [&](std::int64_t node) { return g.owns(node) || (sharing && g.hosts->same_host(g.owner(node))); };
   std::vector<std::pair<std::int64_t, std::int64_t>> remote_runs;  // (j, run)
   for (std::int64_t r = 0; r < runs; ++r)
-    if (!on_host(row_of_run(r))) remote_runs.emplace_back(row_of_run(r), r);
+    if (on_other_host(g, row_of_run(r))) remote_runs.emplace_back(row_of_run(r), r);
   const FetchSlots fetched_runs = fetch_slots(std::move(remote_runs), runs);
   const std::vector<std::int64_t>& remote = fetched_runs.keys;
   const auto n_remote = static_cast<std::int64_t>(remote.size());
@@ -452,8 +451,7 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
   const bool sharing = g.hosts && g.hosts->size() > 1;
   const int host_rank = sharing ? g.hosts->host().rank() : 0;
   const int host_first_rank = sharing ? g.hosts->first_rank(g.hosts->index()) : comm.rank();
-  const auto on_host = [&](std::int64_t node) { return g.owns(node) || (sharing && g.hosts->same_host(g.owner(node))); };
-  const FetchSlots remote = remote_entries(grf, [&](std::int64_t col) { return !on_host(col); });
+  const FetchSlots remote = remote_entries(grf, [&](std::int64_t col) { return on_other_host(g, col); });
   const auto n_remote = static_cast<std::int64_t>(remote.keys.size());
   HostSlices<double> keys(g, (n_local + n_remote) * width);
   for (std::int64_t j = 0; j < n_local; ++j) {
