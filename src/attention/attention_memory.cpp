@@ -12,6 +12,7 @@ namespace {
 constexpr double kKeyEntryBytes = 32;   // KeyEntry: j, its canonical index, q, the weight
 constexpr double kTermBytes = 16;       // a column sum's term: its row of the key table and the weight
 constexpr double kPairBytes = 16;       // (key, item) pairs sorted to find fetched rows
+constexpr double kRunBytes = 16;        // a run of received entries of one row: where it begins and ends
 constexpr double kEntryBytes = 16;      // a GRF entry: column and value
 
 }  // namespace
@@ -55,10 +56,10 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
     pass = table + reordered + lookup + 8 * remote * (1 + 2 * (m + dv)) + 8 * nnz + shared_rows + 3 * numerators;
   } else {
     const double width = m * dv + m, sums = 8 * n * width;
-    // Entries sent and as many received, the columns' terms (own entries and received ones), the rows in canonical
-    // order, the columns' starts, the key table of owned phi(k), v rows, and the rows fetched from other hosts (as
+    // Entries sent and as many received (a host peer's are read where they were written) and their runs of one row,
+    // the columns' terms (own entries and received ones), the rows in canonical order, the columns' starts, the key table of owned phi(k), v rows, and the rows fetched from other hosts (as
     // fetched, then in the table).
-    const double key_pass = sums + 2 * kKeyEntryBytes * other_rank_entries + kTermBytes * nnz +
+    const double key_pass = sums + (2 * kKeyEntryBytes + kRunBytes) * other_rank_entries + kTermBytes * nnz +
                             kPairBytes * (n + other_rank_entries) + 8 * n + 8 * n * (m + dv) +
                             (kPairBytes + 16 * (m + dv)) * remote;
     // The query pass: each entry's place in the S tables, the shared rows, the rows fetched from other hosts (as

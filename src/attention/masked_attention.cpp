@@ -11,7 +11,7 @@
 #include <span>
 
 #include "graphrf/graph/canonical_order.hpp"
-#include "graphrf/mpi/host_alltoallv.hpp"
+#include "graphrf/mpi/host_exchange.hpp"
 #include "graphrf/mpi/host_topology.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
@@ -222,30 +222,39 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
               HostRows& sums, AttentionStats& stats) {
   const Communicator& comm = *g.comm;
   const std::int64_t m = phi_k.cols(), dv = v.cols(), width = m * dv + m, n_local = g.n_local(), key_width = m + dv;
-  // Entries of remote columns, grouped by owner; within an owner in row order (rows ascend in canonical order).
+  // Entries of remote columns, written straight to their owners (in place in shared memory for host peers); to
+  // each owner in row order (rows ascend in canonical order).
   Counts counts(static_cast<size_t>(comm.size()), 0);
   for (auto q : key_grf.col)
     if (!g.owns(q)) ++counts[static_cast<size_t>(g.owner(q))];
-  std::vector<std::int64_t> at(counts.size(), 0);
-  for (size_t r = 1; r < counts.size(); ++r) at[r] = at[r - 1] + counts[r - 1];
-  std::vector<KeyEntry> send(static_cast<size_t>(at.back() + counts.back()));
+  HostExchange<KeyEntry> exchange(comm, g.hosts.get(), counts);
+  std::vector<KeyEntry*> next_entry(counts.size());
+  for (int r = 0; r < comm.size(); ++r) {
+    next_entry[static_cast<size_t>(r)] = exchange.to(r);
+    if (exchange.by_message(r)) stats.bytes_moved += counts[static_cast<size_t>(r)] * static_cast<std::int64_t>(sizeof(KeyEntry));
+  }
   for (std::int64_t j = 0; j < n_local; ++j)
     for (auto k = key_grf.indptr[static_cast<size_t>(j)]; k < key_grf.indptr[static_cast<size_t>(j) + 1]; ++k) {
       const std::int64_t q = key_grf.col[static_cast<size_t>(k)];
       if (g.owns(q)) continue;
-      send[static_cast<size_t>(at[static_cast<size_t>(g.owner(q))]++)] = {
-          g.first() + j, g.canonical_index[static_cast<size_t>(j)], q, key_grf.value[static_cast<size_t>(k)]};
+      *next_entry[static_cast<size_t>(g.owner(q))]++ = {g.first() + j, g.canonical_index[static_cast<size_t>(j)], q,
+                                                        key_grf.value[static_cast<size_t>(k)]};
     }
-  for (const auto& e : send) stats.bytes_moved += on_other_host(g, e.q) ? static_cast<std::int64_t>(sizeof(KeyEntry)) : 0;
-  const std::vector<KeyEntry> received = host_alltoallv(comm, g.hosts.get(), send, counts);
-  send = {};
+  exchange.exchange();
   // The received entries in runs of one row j (a source sends a row's entries together).
-  std::vector<std::int64_t> run_start;
-  for (size_t k = 0; k < received.size(); ++k)
-    if (k == 0 || received[k].j != received[k - 1].j) run_start.push_back(static_cast<std::int64_t>(k));
-  run_start.push_back(static_cast<std::int64_t>(received.size()));
-  const auto runs = static_cast<std::int64_t>(run_start.size()) - 1;
-  const auto row_of_run = [&](std::int64_t r) { return received[static_cast<size_t>(run_start[static_cast<size_t>(r)])].j; };
+  struct Run {
+    const KeyEntry* begin;
+    const KeyEntry* end;
+  };
+  std::vector<Run> run;
+  for (int source = 0; source < comm.size(); ++source) {
+    const std::span<const KeyEntry> from = exchange.from(source);
+    for (size_t k = 0; k < from.size(); ++k)
+      if (k == 0 || from[k].j != from[k - 1].j) run.push_back({&from[k], &from[k] + 1});
+      else run.back().end = &from[k] + 1;
+  }
+  const auto runs = static_cast<std::int64_t>(run.size());
+  const auto row_of_run = [&](std::int64_t r) { return run[static_cast<size_t>(r)].begin->j; };
   // Rows of other hosts, sorted and unique, and the fetched row each run reads.
   const bool sharing = g.hosts && g.hosts->size() > 1;
   const int host_rank = sharing ? g.hosts->host().rank() : 0;
@@ -285,10 +294,9 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
 
   // The rows j in canonical order: owned rows (index < n_local) and runs of received entries of one j.
   std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (canonical index, row)
-  rows.reserve(static_cast<size_t>(n_local) + run_start.size() - 1);
+  rows.reserve(static_cast<size_t>(n_local + runs));
   for (std::int64_t j = 0; j < n_local; ++j) rows.emplace_back(g.canonical_index[static_cast<size_t>(j)], j);
-  for (std::int64_t r = 0; r < runs; ++r)
-    rows.emplace_back(received[static_cast<size_t>(run_start[static_cast<size_t>(r)])].j_canonical, n_local + r);
+  for (std::int64_t r = 0; r < runs; ++r) rows.emplace_back(run[static_cast<size_t>(r)].begin->j_canonical, n_local + r);
   if (!std::is_sorted(rows.begin(), rows.end())) std::sort(rows.begin(), rows.end());
 
   // The owned columns a row adds to, in its order: (column, weight) pairs.
@@ -297,8 +305,8 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
       for (auto k = key_grf.indptr[static_cast<size_t>(row)]; k < key_grf.indptr[static_cast<size_t>(row) + 1]; ++k)
         if (g.owns(key_grf.col[static_cast<size_t>(k)])) visit(key_grf.col[static_cast<size_t>(k)], key_grf.value[static_cast<size_t>(k)]);
     } else {
-      for (auto k = run_start[static_cast<size_t>(row - n_local)]; k < run_start[static_cast<size_t>(row - n_local) + 1]; ++k)
-        visit(received[static_cast<size_t>(k)].q, received[static_cast<size_t>(k)].weight);
+      for (const KeyEntry* e = run[static_cast<size_t>(row - n_local)].begin; e < run[static_cast<size_t>(row - n_local)].end; ++e)
+        visit(e->q, e->weight);
     }
   };
   // Each column's terms, grouped by column (a counting sort of the rows' entries, taken in canonical order of the

@@ -11,6 +11,7 @@
 #include "graphrf/graph/graph_statistics.hpp"
 #include "graphrf/graph/laplacian_operator.hpp"
 #include "graphrf/mpi/host_alltoallv.hpp"
+#include "graphrf/mpi/host_exchange.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 #include "graphrf/spectral/chebyshev.hpp"
 #include "graphrf/walks/pagerank.hpp"
@@ -94,6 +95,36 @@ TEST(HostAlltoallv, DeliversWhatAlltoallvDeliversInSourceOrder) {
     Counts got_counts;
     EXPECT_EQ(host_alltoallv(comm, hosts.get(), send, counts, &got_counts), want) << name(hosts);
     EXPECT_EQ(got_counts, want_counts) << name(hosts);
+  }
+}
+
+TEST(HostExchange, EachSourcesEntriesAreWhatAlltoallvDeliversAndOnlyOtherHostsGetMessages) {
+  const Communicator& comm = world();
+  const int p = comm.size(), me = comm.rank();
+  // Rank s sends (2 s + d) % 3 values to rank d (some none), each naming source, destination and position.
+  Counts counts(static_cast<size_t>(p));
+  std::vector<std::int64_t> send;
+  for (int d = 0; d < p; ++d) {
+    counts[static_cast<size_t>(d)] = (2 * me + d) % 3;
+    for (int k = 0; k < (2 * me + d) % 3; ++k) send.push_back(10000 * me + 100 * d + k);
+  }
+  Counts want_counts;
+  const auto want = comm.alltoallv(send, counts, &want_counts);
+  for (const auto& hosts : host_layouts()) {
+    HostExchange<std::int64_t> exchange(comm, hosts.get(), counts);
+    for (int d = 0; d < p; ++d) {
+      const bool same_host = hosts && hosts->same_host(d);
+      EXPECT_EQ(exchange.by_message(d), !(same_host && hosts->sharing())) << name(hosts) << " to " << d;
+      for (int k = 0; k < counts[static_cast<size_t>(d)]; ++k) exchange.to(d)[k] = 10000 * me + 100 * d + k;
+    }
+    exchange.exchange();
+    std::int64_t at = 0;
+    for (int s = 0; s < p; ++s) {
+      const std::vector<std::int64_t> got(exchange.from(s).begin(), exchange.from(s).end());
+      const std::vector<std::int64_t> expected(want.begin() + at, want.begin() + at + want_counts[static_cast<size_t>(s)]);
+      EXPECT_EQ(got, expected) << name(hosts) << " from " << s;
+      at += want_counts[static_cast<size_t>(s)];
+    }
   }
 }
 
