@@ -77,18 +77,27 @@ AttentionConfig small_attention_config(GrfEstimator estimator, std::int64_t walk
 // Bitwise comparison (NaN-free matrices): the largest |a - b|, which must be exactly 0.
 double max_difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
+// What this rank sends in the exchange tests: (spread * me + d) % 3 values to rank d (some none), each naming source,
+// destination and position.
+struct NumberedSends {
+  Counts counts;
+  std::vector<std::int64_t> values;
+};
+NumberedSends numbered_sends(int spread) {
+  const int p = world().size(), me = world().rank();
+  NumberedSends out{Counts(static_cast<size_t>(p)), {}};
+  for (int d = 0; d < p; ++d) {
+    out.counts[static_cast<size_t>(d)] = (spread * me + d) % 3;
+    for (int k = 0; k < (spread * me + d) % 3; ++k) out.values.push_back(10000 * me + 100 * d + k);
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST(HostAlltoallv, DeliversWhatAlltoallvDeliversInSourceOrder) {
   const Communicator& comm = world();
-  const int p = comm.size(), me = comm.rank();
-  // Rank s sends (s + d) % 3 values to rank d (some none), each naming source, destination and position.
-  Counts counts(static_cast<size_t>(p));
-  std::vector<std::int64_t> send;
-  for (int d = 0; d < p; ++d) {
-    counts[static_cast<size_t>(d)] = (me + d) % 3;
-    for (int k = 0; k < (me + d) % 3; ++k) send.push_back(10000 * me + 100 * d + k);
-  }
+  const auto [counts, send] = numbered_sends(1);
   Counts want_counts;
   const auto want = comm.alltoallv(send, counts, &want_counts);
   for (const auto& hosts : host_layouts()) {
@@ -100,14 +109,8 @@ TEST(HostAlltoallv, DeliversWhatAlltoallvDeliversInSourceOrder) {
 
 TEST(HostExchange, EachSourcesEntriesAreWhatAlltoallvDeliversAndOnlyOtherHostsGetMessages) {
   const Communicator& comm = world();
-  const int p = comm.size(), me = comm.rank();
-  // Rank s sends (2 s + d) % 3 values to rank d (some none), each naming source, destination and position.
-  Counts counts(static_cast<size_t>(p));
-  std::vector<std::int64_t> send;
-  for (int d = 0; d < p; ++d) {
-    counts[static_cast<size_t>(d)] = (2 * me + d) % 3;
-    for (int k = 0; k < (2 * me + d) % 3; ++k) send.push_back(10000 * me + 100 * d + k);
-  }
+  const int p = comm.size();
+  const auto [counts, send] = numbered_sends(2);
   Counts want_counts;
   const auto want = comm.alltoallv(send, counts, &want_counts);
   for (const auto& hosts : host_layouts()) {
@@ -115,7 +118,11 @@ TEST(HostExchange, EachSourcesEntriesAreWhatAlltoallvDeliversAndOnlyOtherHostsGe
     for (int d = 0; d < p; ++d) {
       const bool same_host = hosts && hosts->same_host(d);
       EXPECT_EQ(exchange.by_message(d), !(same_host && hosts->sharing())) << name(hosts) << " to " << d;
-      for (int k = 0; k < counts[static_cast<size_t>(d)]; ++k) exchange.to(d)[k] = 10000 * me + 100 * d + k;
+    }
+    const std::int64_t* next = send.data();  // this rank's values for rank d, written where the exchange says
+    for (int d = 0; d < p; ++d) {
+      std::copy_n(next, counts[static_cast<size_t>(d)], exchange.to(d));
+      next += counts[static_cast<size_t>(d)];
     }
     exchange.exchange();
     std::int64_t at = 0;
