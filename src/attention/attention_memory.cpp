@@ -56,9 +56,9 @@ AttentionMemory estimate_attention_memory(const DistributedGraph& g, const Atten
     pass = table + reordered + lookup + 8 * remote * (1 + 2 * (m + dv)) + 8 * nnz + shared_rows + 3 * numerators;
   } else {
     const double width = m * dv + m, sums = 8 * n * width;
-    // Entries sent and as many received (a host peer's are read where they were written) and their runs of one row,
-    // the columns' terms (own entries and received ones), the rows in canonical order, the columns' starts, the key table of owned phi(k), v rows, and the rows fetched from other hosts (as
-    // fetched, then in the table).
+    // Entries sent and as many received (a host peer's are read where they were written) and their runs of one
+    // row, the columns' terms (own entries and received ones), the rows in canonical order, the columns' starts,
+    // the key table of owned phi(k), v rows, and the rows fetched from other hosts (as fetched, then in the table).
     const double key_pass = sums + (2 * kKeyEntryBytes + kRunBytes) * other_rank_entries + kTermBytes * nnz +
                             kPairBytes * (n + other_rank_entries) + 8 * n + 8 * n * (m + dv) +
                             (kPairBytes + 16 * (m + dv)) * remote;
