@@ -471,7 +471,7 @@ std::vector<double> query_sums(const DistributedGraph& g, const SparseRows& quer
     };
     const QueryRow row{rows.starts[i], rows.starts[i + 1], rows.entries, rows.weights, rows.features + i * m, m, dv};
     double* out = rows.out + i * out_width;
-    for (std::int64_t t = 0; t < std::max<std::int64_t>(dv, 1); t += kBlock) {
+    for (std::int64_t t = 0; t < std::max<std::int64_t>(dv, 1); t += kBlock) {  // once at d_v 0: den is in the first
       if (t + kBlock <= dv)
         query_block<kBlock>(row, row_of_entry, t, out + t, t == 0 ? out + dv : nullptr);
       else

@@ -119,11 +119,7 @@ TEST(HostExchange, EachSourcesEntriesAreWhatAlltoallvDeliversAndOnlyOtherHostsGe
       const bool same_host = hosts && hosts->same_host(d);
       EXPECT_EQ(exchange.by_message(d), !(same_host && hosts->sharing())) << name(hosts) << " to " << d;
     }
-    const std::int64_t* next = send.data();  // this rank's values for rank d, written where the exchange says
-    for (int d = 0; d < p; ++d) {
-      std::copy_n(next, counts[static_cast<size_t>(d)], exchange.to(d));
-      next += counts[static_cast<size_t>(d)];
-    }
+    exchange.put(send);
     exchange.exchange();
     std::int64_t at = 0;
     for (int s = 0; s < p; ++s) {

@@ -4,7 +4,6 @@
 // that can write and read the entries in place use HostExchange and skip both copies). What arrives is ordered
 // by source rank, exactly as alltoallv returns it, so callers that sum it in that order get the same bits on
 // either path.
-#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <span>
@@ -22,11 +21,7 @@ std::vector<T> host_alltoallv(const Communicator& comm, const HostTopology* host
                               const Counts& send_counts, Counts* recv_counts = nullptr) {
   if (!hosts || !hosts->sharing()) return comm.alltoallv(send, send_counts, recv_counts);
   HostExchange<T> exchange(comm, hosts, send_counts);
-  const T* next = send.data();
-  for (int d = 0; d < comm.size(); ++d) {
-    std::copy_n(next, send_counts[static_cast<size_t>(d)], exchange.to(d));
-    next += send_counts[static_cast<size_t>(d)];
-  }
+  exchange.put(send);
   exchange.exchange();
   Counts rc(static_cast<size_t>(comm.size()));
   std::vector<T> recv;
