@@ -1,8 +1,8 @@
 #pragma once
 // Partitioners: assign every node of the canonical graph to one of n_parts parts.
 //   block     contiguous canonical index ranges balanced by (degree + 1)
-//   metis     serial METIS k-way on the graph gathered to rank 0 (32-bit METIS: N and 2|E| below 2^31;
-//             rank 0 holds the whole CSR, about 8 bytes per arc plus METIS's own ~20x)
+//   metis     serial METIS on the graph gathered to rank 0, k-way (one bisection for 2 parts; 32-bit METIS: N
+//             and 2|E| below 2^31; rank 0 holds the whole CSR, about 8 bytes per arc plus METIS's own ~20x)
 //   ptscotch  distributed PT-Scotch through its ParMETIS v3 API (no rank holds the whole graph)
 //   file:PATH a precomputed assignment, one part id per line in canonical node order ('#' comments)
 #include <optional>
