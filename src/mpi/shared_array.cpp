@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "graphrf/mpi/run_summary.hpp"
 
@@ -94,10 +96,81 @@ std::int64_t file_offset_of(std::uintptr_t address) {
 }
 
 std::atomic<std::int64_t> g_own_slice_bytes{0};
+SharedWindowCounts g_counts;
+
+// A freed host array kept for reuse, with what its window was made with.
+struct KeptWindow {
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Group group = MPI_GROUP_NULL;  // the host's ranks: only an array of the same ranks may take it
+  std::byte* base = nullptr;
+  std::byte* view = nullptr;
+  std::size_t view_bytes = 0;
+  std::int64_t capacity = 0, charged = 0;
+};
+
+// Oldest first. Making and freeing a window are collective over its host, so every rank of a host keeps its host's
+// windows in the same order and, asked for the same sizes, takes the same one without asking the others.
+std::vector<KeptWindow>& kept_windows() {
+  static std::vector<KeptWindow> kept;
+  return kept;
+}
+
+void free_window(KeptWindow& w) noexcept {  // collective over w's host
+  note_own_peak_before_unmapping();  // while the peers' pages it maps still count in the resident size
+  if (w.view) ::munmap(w.view, w.view_bytes);
+  MPI_Win_unlock_all(w.win);
+  MPI_Win_free(&w.win);
+  if (w.group != MPI_GROUP_NULL) MPI_Group_free(&w.group);
+  g_own_slice_bytes -= w.charged;
+}
+
+bool same_ranks(MPI_Group a, MPI_Group b) {
+  int result = MPI_UNEQUAL;
+  MPI_Group_compare(a, b, &result);
+  return result == MPI_IDENT;
+}
+
+// MPI_Finalize deletes the attributes of MPI_COMM_SELF first, while every MPI call still works: the kept windows are
+// freed then, in the order they were kept (the same on every rank of a host).
+int free_kept_windows(MPI_Comm, int, void*, void*) {
+  for (KeptWindow& w : kept_windows()) free_window(w);
+  kept_windows().clear();
+  return MPI_SUCCESS;
+}
+
+void keep(KeptWindow w) noexcept {
+  static const bool freed_at_finalize = [] {
+    int key = MPI_KEYVAL_INVALID;
+    return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_kept_windows, &key, nullptr) == MPI_SUCCESS &&
+           MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) == MPI_SUCCESS;
+  }();
+  if (!freed_at_finalize || MPI_Win_get_group(w.win, &w.group) != MPI_SUCCESS) {
+    free_window(w);
+    return;
+  }
+  std::vector<KeptWindow>& kept = kept_windows();
+  kept.push_back(w);
+  // Over the host's budget: its oldest go (each host's list and sizes are the same on all of its ranks).
+  std::int64_t held = 0;
+  for (const KeptWindow& k : kept) held += same_ranks(k.group, w.group) ? k.capacity : 0;
+  for (auto it = kept.begin(); held > kReusedWindowsBytes && it != kept.end();) {
+    if (!same_ranks(it->group, w.group)) {
+      ++it;
+      continue;
+    }
+    held -= it->capacity;
+    free_window(*it);
+    it = kept.erase(it);
+  }
+}
 
 }  // namespace
 
 std::int64_t own_shared_slice_bytes() { return g_own_slice_bytes.load(); }
+
+SharedWindowCounts shared_window_counts() { return g_counts; }
+
+void free_kept_shared_arrays() { free_kept_windows(MPI_COMM_SELF, MPI_KEYVAL_INVALID, nullptr, nullptr); }
 
 // MPI maps the window's segment wherever mmap puts it, and a 2 MiB page can back a range of shared memory only
 // where its address and its offset in the segment's file agree modulo 2 MiB. So each rank maps the array a second
@@ -129,10 +202,39 @@ bool SharedWindow::map_aligned_view() {
   return true;
 }
 
+// Takes the smallest kept window of the host's ranks that holds the array (the oldest of equal ones), clears this
+// rank's slice and waits for the others to clear theirs. The same choice on every rank: see kept_windows().
+bool SharedWindow::reuse_freed(const Communicator& host) {
+  const std::int64_t total = offsets_.back();
+  std::vector<KeptWindow>& kept = kept_windows();
+  if (total == 0 || total > kReusedWindowBytes || kept.empty()) return false;
+  MPI_Group group = MPI_GROUP_NULL;
+  check_mpi(MPI_Comm_group(host.get(), &group), "MPI_Comm_group");
+  auto best = kept.end();
+  for (auto it = kept.begin(); it != kept.end(); ++it)
+    if (it->capacity >= total && (best == kept.end() || it->capacity < best->capacity) && same_ranks(it->group, group))
+      best = it;
+  MPI_Group_free(&group);
+  if (best == kept.end()) return false;
+  win_ = best->win;
+  base_ = best->base;
+  view_ = best->view;
+  view_bytes_ = best->view_bytes;
+  capacity_ = best->capacity;
+  charged_ = best->charged;
+  MPI_Group_free(&best->group);
+  kept.erase(best);
+  std::memset(mine(), 0, static_cast<size_t>(offsets_[static_cast<size_t>(rank_) + 1] - offsets_[static_cast<size_t>(rank_)]));
+  synchronize();
+  ++g_counts.reused;
+  return true;
+}
+
 SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_(&host), rank_(host.rank()) {
   offsets_ = std::vector<std::int64_t>(static_cast<size_t>(host.size()) + 1, 0);
   const std::vector<std::int64_t> sizes = host.allgather(bytes);
   for (int r = 0; r < host.size(); ++r) offsets_[static_cast<size_t>(r) + 1] = offsets_[static_cast<size_t>(r)] + sizes[static_cast<size_t>(r)];
+  if (reuse_freed(host)) return;
   // MPI puts the slices after a header of its own, at any byte offset (8 to 48 bytes past a line with Open MPI
   // 4.1), so the host's first rank asks for a cache line more and the array starts on the next line boundary.
   // Unaligned, every other 32-byte arc of a walk table straddled two lines: a hop's prefetch fetched one, the hop
@@ -173,13 +275,17 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     ::madvise(reinterpret_cast<void*>(busy.begin), busy.end - busy.begin, MADV_COLLAPSE);
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  capacity_ = offsets_.back();
+  charged_ = bytes;
   g_own_slice_bytes += bytes;
+  ++g_counts.made;
 }
 
 SharedWindow::SharedWindow(SharedWindow&& other) noexcept
     : host_(other.host_), win_(std::exchange(other.win_, MPI_WIN_NULL)), base_(std::exchange(other.base_, nullptr)),
       view_(std::exchange(other.view_, nullptr)), view_bytes_(std::exchange(other.view_bytes_, 0)), rank_(other.rank_),
-      offsets_(std::move(other.offsets_)) {}
+      offsets_(std::move(other.offsets_)), capacity_(std::exchange(other.capacity_, 0)),
+      charged_(std::exchange(other.charged_, 0)) {}
 
 SharedWindow& SharedWindow::operator=(SharedWindow&& other) noexcept {
   if (this == &other) return *this;
@@ -191,6 +297,8 @@ SharedWindow& SharedWindow::operator=(SharedWindow&& other) noexcept {
   view_bytes_ = std::exchange(other.view_bytes_, 0);
   rank_ = other.rank_;
   offsets_ = std::move(other.offsets_);
+  capacity_ = std::exchange(other.capacity_, 0);
+  charged_ = std::exchange(other.charged_, 0);
   return *this;
 }
 
@@ -198,24 +306,24 @@ SharedWindow::~SharedWindow() { release(); }
 
 void SharedWindow::release() noexcept {
   if (win_ == MPI_WIN_NULL) return;
-  note_own_peak_before_unmapping();  // while the peers' pages it maps still count in the resident size
-  g_own_slice_bytes -= offsets_[static_cast<size_t>(rank_) + 1] - offsets_[static_cast<size_t>(rank_)];
+  KeptWindow w{std::exchange(win_, MPI_WIN_NULL), MPI_GROUP_NULL, std::exchange(base_, nullptr),
+               std::exchange(view_, nullptr), std::exchange(view_bytes_, 0), capacity_, charged_};
   // Freeing is collective: a rank unwinding from an error of its own would wait here for ranks that never come
   // (the main guard aborts the run instead). The window is left to the end of the process.
   // After MPI_Finalize (an object a Python interpreter frees at exit) no MPI call is allowed, nor needed.
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (view_) ::munmap(view_, view_bytes_);
-  view_ = nullptr;
   if (std::uncaught_exceptions() > 0 || finalized) {
-    win_ = MPI_WIN_NULL;
-    base_ = nullptr;
+    note_own_peak_before_unmapping();
+    if (w.view) ::munmap(w.view, w.view_bytes);
+    g_own_slice_bytes -= w.charged;
     return;
   }
-  MPI_Win_unlock_all(win_);
-  MPI_Win_free(&win_);
-  win_ = MPI_WIN_NULL;
-  base_ = nullptr;
+  // Same capacity on every rank of the host: all keep it, or all free it.
+  if (w.capacity > 0 && w.capacity <= kReusedWindowBytes)
+    keep(w);
+  else
+    free_window(w);
 }
 
 bool SharedWindow::huge_pages() const {

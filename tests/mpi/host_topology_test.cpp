@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "graphrf/mpi/run_summary.hpp"
 #include "graphrf/mpi/shared_array.hpp"
@@ -165,6 +166,7 @@ TEST(SharedArray, OwnPeakCountsTheHostsArraysOnce) {
   if (!reset_peak_memory()) GTEST_SKIP() << "no /proc/self/clear_refs: the peak cannot be restarted";
   const double before = peak_memory_mib() - own_peak_memory_mib();  // MPI's own shared pages of others
   const double peers_mib = static_cast<double>((host.size() - 1) * kSlice) / (1 << 20);
+  const std::int64_t kept = own_shared_slice_bytes();  // small arrays of earlier tests, kept for reuse
   {
     SharedArray<double> array(host, kSlice / 8);
     for (std::int64_t i = 0; i < kSlice / 8; ++i) array.mine()[i] = static_cast<double>(i);
@@ -175,10 +177,10 @@ TEST(SharedArray, OwnPeakCountsTheHostsArraysOnce) {
     const double left_out = peak_memory_mib() - own_peak_memory_mib() - before;
     EXPECT_GE(left_out, peers_mib - 1) << "host of " << host.size();
     EXPECT_LE(left_out, peers_mib + 16) << "host of " << host.size();
-    EXPECT_EQ(own_shared_slice_bytes(), kSlice);
+    EXPECT_EQ(own_shared_slice_bytes(), kept + kSlice);
     array.synchronize();
   }
-  EXPECT_EQ(own_shared_slice_bytes(), 0);
+  EXPECT_EQ(own_shared_slice_bytes(), kept);  // too big to keep
   // Unmapped, the peers' pages leave the resident size but not its high-water mark: the own peak still leaves them
   // out (the window recorded it before unmapping).
   EXPECT_GE(peak_memory_mib() - own_peak_memory_mib() - before, peers_mib - 1) << "host of " << host.size();
@@ -192,4 +194,85 @@ TEST(SharedArray, EmptySlicesAreAllowed) {
   EXPECT_EQ(array.first(1), 0);
   for (int r = 1; r < hosts.host().size(); ++r) EXPECT_EQ(array[array.first(r)], r);
   array.synchronize();
+}
+
+// A freed small array's memory is taken by the next array of the same ranks that fits in it (same address), cleared:
+// every rank reads zeros in every slice, then what each wrote into its new slice. One that does not fit is made anew.
+TEST(SharedArray, AFreedSmallArrayIsReusedClearedByTheNextOfTheSameHost) {
+  for (int size : {1, 2, 0}) {
+    SCOPED_TRACE("host size " + std::to_string(size));
+    free_kept_shared_arrays();  // host sizes 1 and 2 at np 1: the same ranks
+    const HostTopology hosts(world(), size);
+    const Communicator& host = hosts.host();
+    const double* freed = nullptr;
+    {
+      SharedArray<double> first(host, 1000 + 7 * host.rank());
+      for (std::int64_t i = 0; i < 1000 + 7 * host.rank(); ++i) first.mine()[i] = 1.0 + static_cast<double>(i);
+      first.synchronize();
+      freed = first.data();
+    }
+    const SharedWindowCounts before = shared_window_counts();
+    SharedArray<std::int64_t> second(host, 300 + 11 * host.rank());
+    EXPECT_EQ(shared_window_counts().reused, before.reused + 1);
+    EXPECT_EQ(shared_window_counts().made, before.made);
+    EXPECT_EQ(static_cast<const void*>(second.data()), static_cast<const void*>(freed));
+    std::int64_t nonzero = 0;
+    for (std::int64_t i = 0; i < second.first(host.size()); ++i) nonzero += second[i] != 0;
+    EXPECT_EQ(nonzero, 0);
+    second.synchronize();
+    for (std::int64_t i = 0; i < 300 + 11 * host.rank(); ++i) second.mine()[i] = (std::int64_t{host.rank()} << 32) + i;
+    second.synchronize();
+    for (int r = 0; r < host.size(); ++r) {
+      ASSERT_EQ(second.first(r + 1) - second.first(r), 300 + 11 * r);
+      std::int64_t wrong = 0;
+      for (std::int64_t i = 0; i < 300 + 11 * r; ++i) wrong += second[second.first(r) + i] != (std::int64_t{r} << 32) + i;
+      EXPECT_EQ(wrong, 0) << "host rank " << r;
+    }
+    second.synchronize();
+    // Bigger than the one array this host keeps: a new window.
+    const SharedWindowCounts before_big = shared_window_counts();
+    SharedArray<double> big(host, 5000);
+    EXPECT_EQ(shared_window_counts().made, before_big.made + 1);
+    big.synchronize();
+  }
+}
+
+// An array of other ranks never takes a kept one: a window freed by a host of 2 ranks is not reused by the machine's
+// host of 3 or 4, nor by a host of 1 (the last rank of 3, a host of 1 in both, may).
+TEST(SharedArray, KeptArraysServeOnlyTheSameRanks) {
+  if (world().size() < 3) GTEST_SKIP() << "needs 3 ranks or more";
+  free_kept_shared_arrays();
+  EXPECT_EQ(own_shared_slice_bytes(), 0);
+  const HostTopology pairs(world(), 2), machine(world(), 0), singles(world(), 1);
+  { SharedArray<double> freed(pairs.host(), 4096); }
+  const SharedWindowCounts before = shared_window_counts();
+  { SharedArray<double> whole(machine.host(), 8); }
+  EXPECT_EQ(shared_window_counts().made, before.made + 1);
+  EXPECT_EQ(shared_window_counts().reused, before.reused);
+  const SharedWindowCounts before_own = shared_window_counts();
+  { SharedArray<double> own(singles.host(), 8); }
+  const bool same_ranks = pairs.host().size() == 1;
+  EXPECT_EQ(shared_window_counts().made, before_own.made + (same_ranks ? 0 : 1));
+  EXPECT_EQ(shared_window_counts().reused, before_own.reused + (same_ranks ? 1 : 0));
+}
+
+// Arrays above kReusedWindowBytes are freed at once, and a host keeps at most kReusedWindowsBytes: after six arrays
+// of 3/4 of the largest kept size are freed, the host's ranks hold at least the last and at most the budget.
+TEST(SharedArray, ReuseKeepsAtMostItsBudgetPerHost) {
+  free_kept_shared_arrays();
+  EXPECT_EQ(own_shared_slice_bytes(), 0);
+  const HostTopology hosts(world(), 0);
+  const Communicator& host = hosts.host();
+  const std::int64_t slice = kReusedWindowBytes * 3 / 4 / host.size() / 8;
+  {
+    std::vector<SharedArray<double>> arrays;
+    for (int k = 0; k < 6; ++k) arrays.emplace_back(host, slice);
+  }
+  const std::int64_t held = host.sum(own_shared_slice_bytes());
+  EXPECT_GE(held, slice * 8 * host.size());
+  EXPECT_LE(held, kReusedWindowsBytes);
+  { SharedArray<double> too_big(host, kReusedWindowBytes / host.size() / 8 + 1); }
+  EXPECT_EQ(host.sum(own_shared_slice_bytes()), held);
+  free_kept_shared_arrays();
+  EXPECT_EQ(own_shared_slice_bytes(), 0);
 }

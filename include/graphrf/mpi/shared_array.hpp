@@ -15,8 +15,10 @@ namespace graphrf {
 class SharedWindow {
  public:
   SharedWindow() = default;
-  // Collective over host: this rank's slice has `bytes` bytes. Throws Error naming /dev/shm when the
-  // allocation fails (containers often limit it).
+  // Collective over host: this rank's slice has `bytes` bytes, zero. Throws Error naming /dev/shm when the
+  // allocation fails (containers often limit it). Small arrays reuse the memory of a freed one of the same host
+  // (see kReusedWindowBytes): a host collective of MPI costs about 0.1-3 ms a window, and passes on small graphs
+  // make a dozen.
   SharedWindow(const Communicator& host, std::int64_t bytes);
   SharedWindow(SharedWindow&& other) noexcept;
   SharedWindow& operator=(SharedWindow&& other) noexcept;
@@ -38,6 +40,7 @@ class SharedWindow {
 
  private:
   bool map_aligned_view();
+  bool reuse_freed(const Communicator& host);
   void release() noexcept;
 
   const Communicator* host_ = nullptr;
@@ -47,10 +50,27 @@ class SharedWindow {
   std::size_t view_bytes_ = 0;
   int rank_ = 0;
   std::vector<std::int64_t> offsets_{0};
+  std::int64_t capacity_ = 0;  // bytes from base_ the window holds (more than offsets_.back() once reused)
+  std::int64_t charged_ = 0;   // this rank's bytes in own_shared_slice_bytes(): its slice when the window was made
 };
 
-// Bytes of this process's own slices in the shared windows alive now: what it contributes to its hosts' arrays
-// (the rest of a host array that it maps, it reads in place from its peers' slices).
+// Host arrays of at most this many bytes in all are kept when freed, up to kReusedWindowsBytes per host, and reused
+// by the next array of the same host that fits; all are freed at MPI_Finalize.
+inline constexpr std::int64_t kReusedWindowBytes = std::int64_t{16} << 20;
+inline constexpr std::int64_t kReusedWindowsBytes = std::int64_t{64} << 20;
+
+// How many shared arrays reused a freed one's memory, and how many were made, since the process started.
+struct SharedWindowCounts {
+  std::int64_t made = 0, reused = 0;
+};
+SharedWindowCounts shared_window_counts();
+
+// Frees the kept arrays now rather than at MPI_Finalize. Collective over every rank that made shared arrays with
+// this one (in practice MPI_COMM_WORLD).
+void free_kept_shared_arrays();
+
+// Bytes of this process's own slices in the shared windows alive now or kept for reuse: what it contributes to its
+// hosts' arrays (the rest of a host array that it maps, it reads in place from its peers' slices).
 std::int64_t own_shared_slice_bytes();
 
 template <class T>
@@ -59,7 +79,7 @@ class SharedArray {
 
  public:
   SharedArray() = default;
-  // Collective over host: this rank's slice holds `count` elements (not initialised).
+  // Collective over host: this rank's slice holds `count` elements, zero.
   SharedArray(const Communicator& host, std::int64_t count)
       : window_(host, count * static_cast<std::int64_t>(sizeof(T))) {}
 
