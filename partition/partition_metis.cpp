@@ -54,8 +54,8 @@ std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph&
     std::vector<real_t> tpwgts(part_weights.begin(), part_weights.end());
     // Two parts (two hosts) by one multilevel bisection: the k-way scheme coarsens only to n/20 nodes, bisects
     // that graph recursively and then refines k-way, which on expanders doubles the time (random:1000000:10:
-    // 7.2 s against 3.9 s) for a cut within 1% and a node imbalance of up to 3% instead of 0.1%, and a rank
-    // with 3% more nodes walks 3% longer. More parts are cut k-way (better cuts on meshes and grids at 3-4 parts).
+    // 7.2 s against 3.9 s) for a cut within 1% (and nodes balanced to 3% rather than 0.1%). More parts are cut
+    // k-way: bisection cut grids and meshes up to 24% worse at 3 and 4 parts (tests/bench/README.md).
     const bool bisect = nparts == 2;
     const int status = (bisect ? METIS_PartGraphRecursive : METIS_PartGraphKway)(
         &nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
