@@ -310,12 +310,8 @@ void key_sums(const DistributedGraph& g, const SparseRows& key_grf, const RowMat
     std::copy_n(phi_k.row(j).data(), m, keys.mine() + j * key_width);
     std::copy_n(v.row(j).data(), dv, keys.mine() + j * key_width + m);
   }
-  {
-    const std::vector<double> fetched = fetch_rows(
-        comm, g.hosts, g.dist, remote, std::span<const double>(keys.mine(), static_cast<size_t>(n_local * key_width)),
-        key_width);
-    std::copy(fetched.begin(), fetched.end(), keys.mine() + n_local * key_width);
-  }
+  fetch_rows(comm, g.hosts, g.dist, remote, std::span<const double>(keys.mine(), static_cast<size_t>(n_local * key_width)),
+             key_width, std::span<double>(keys.mine() + n_local * key_width, static_cast<size_t>(n_remote * key_width)));
   stats.bytes_moved += fetched_bytes(g, remote, key_width);
   // Where row j's phi(k_j), v_j start in the host's key table: row < n_local is owned row `row`, else run
   // row - n_local (of a row j of a host peer, or fetched).
@@ -447,10 +443,8 @@ std::vector<double> query_sums(const DistributedGraph& g, const SparseRows& quer
   // Rows of other hosts, fetched into this rank's slice of a host table.
   const FetchSlots remote = remote_entries(query_grf, [&](std::int64_t col) { return !sums.on_host(col); });
   HostSlices<double> fetched(g, static_cast<std::int64_t>(remote.keys.size()) * width);
-  {
-    const auto rows = fetch_rows(comm, g.hosts, g.dist, remote.keys, sums.owned(), width);
-    std::copy(rows.begin(), rows.end(), fetched.mine());
-  }
+  fetch_rows(comm, g.hosts, g.dist, remote.keys, sums.owned(), width,
+             std::span<double>(fetched.mine(), remote.keys.size() * static_cast<size_t>(width)));
   stats.bytes_moved += fetched_bytes(g, remote.keys, width);
   // Where entry k's row of [S | z] starts: place >= 0 in the host's S table (sums), place < 0 at -place - 1 in the
   // host's table of fetched rows.
@@ -522,11 +516,8 @@ RowMatrix asymmetric_masked_attention(const DistributedGraph& g, const SparseRow
     std::copy_n(phi_k.row(j).data(), m, keys.mine() + j * width);
     std::copy_n(v.row(j).data(), dv, keys.mine() + j * width + m);
   }
-  {
-    const std::vector<double> fetched = fetch_rows(
-        comm, g.hosts, g.dist, remote.keys, std::span<const double>(keys.mine(), static_cast<size_t>(n_local * width)), width);
-    std::copy(fetched.begin(), fetched.end(), keys.mine() + n_local * width);
-  }
+  fetch_rows(comm, g.hosts, g.dist, remote.keys, std::span<const double>(keys.mine(), static_cast<size_t>(n_local * width)),
+             width, std::span<double>(keys.mine() + n_local * width, static_cast<size_t>(n_remote * width)));
   stats.bytes_moved += fetched_bytes(g, remote.keys, width);
   HostRowPass pass(g, grf, phi_q, dv + 1);
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(grf.col.size()); ++k) {

@@ -1,6 +1,7 @@
 #include "graphrf/mpi/row_fetch.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "graphrf/mpi/ghost_exchange.hpp"
 #include "graphrf/mpi/request.hpp"
@@ -24,8 +25,8 @@ std::int64_t rows_per_message(std::int64_t width) {
 
 }  // namespace
 
-std::vector<double> fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
-                               std::span<const double> owned, std::int64_t width) {
+void fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
+                std::span<const double> owned, std::int64_t width, std::span<double> out) {
   const auto p = static_cast<size_t>(comm.size());
   const auto me = static_cast<size_t>(comm.rank());
   const auto w = static_cast<size_t>(width);
@@ -44,7 +45,8 @@ std::vector<double> fetch_rows(const Communicator& comm, const BlockDistribution
       std::copy_n(owned.data() + static_cast<size_t>(asked[static_cast<size_t>(from + k)] - first) * w, w, to + static_cast<size_t>(k) * w);
   };
 
-  std::vector<double> out(needed.size() * w);
+  if (out.size() != needed.size() * w) throw Error("fetch_rows: room for " + std::to_string(out.size()) + " values, " +
+                                                   std::to_string(needed.size() * w) + " fetched");
   const std::int64_t per_message = rows_per_message(width);
   std::vector<Request> receives;
   for (size_t r = 0; r < p; ++r)
@@ -77,20 +79,20 @@ std::vector<double> fetch_rows(const Communicator& comm, const BlockDistribution
   }
   for (Request& r : sent) r.wait();
   for (Request& r : receives) r.wait();
-  return out;
 }
 
-std::vector<double> fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopology>& hosts,
-                               const BlockDistribution& dist, std::span<const std::int64_t> needed,
-                               std::span<const double> owned, std::int64_t width) {
-  if (!hosts || !hosts->sharing()) return fetch_rows(comm, dist, needed, owned, width);
+void fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopology>& hosts, const BlockDistribution& dist,
+                std::span<const std::int64_t> needed, std::span<const double> owned, std::int64_t width,
+                std::span<double> out) {
+  if (!hosts || !hosts->sharing()) return fetch_rows(comm, dist, needed, owned, width, out);
   // The rows wanted are ghosts of a one-off exchange: owners publish only the rows their host peers asked for
   // (publishing whole tables cost a query pass on a 1000 x 1000 grid three times its own work), other hosts get
   // messages from neighbours only.
+  if (out.size() != needed.size() * static_cast<size_t>(width))
+    throw Error("fetch_rows: room for " + std::to_string(out.size()) + " values, " +
+                std::to_string(needed.size() * static_cast<size_t>(width)) + " fetched");
   const GhostExchange exchange(comm, dist, needed);
-  std::vector<double> out(needed.size() * static_cast<size_t>(width));
   exchange.exchange<double>(owned, out, static_cast<int>(width), hosts);
-  return out;
 }
 
 }  // namespace graphrf

@@ -143,13 +143,14 @@ TEST(HostFetchRows, RowsOfHostPeersEqualTheMessagePath) {
     if (!g.owns(x)) needed.push_back(x);
   std::vector<std::int64_t> ids(needed.size());
   {
-    const std::vector<double> id_rows = fetch_rows(world(), g.dist, needed, owned, width);
+    std::vector<double> id_rows(needed.size() * width);
+    fetch_rows(world(), g.dist, needed, owned, width, id_rows);
     for (size_t k = 0; k < needed.size(); ++k) ids[k] = static_cast<std::int64_t>(id_rows[k * width]);
   }
   for (const auto& hosts : host_layouts()) {
-    const auto rows = fetch_rows(world(), hosts, g.dist, needed, owned, width);
-    EXPECT_EQ(rows.size(), needed.size() * width) << name(hosts);
-    for (size_t k = 0; k < std::min(needed.size(), rows.size() / width); ++k)
+    std::vector<double> rows(needed.size() * width);
+    fetch_rows(world(), hosts, g.dist, needed, owned, width, rows);
+    for (size_t k = 0; k < needed.size(); ++k)
       for (std::int64_t c = 0; c < width; ++c)
         EXPECT_EQ(rows[k * width + static_cast<size_t>(c)], static_cast<double>(ids[k]) + 0.25 * static_cast<double>(c)) << name(hosts);
   }

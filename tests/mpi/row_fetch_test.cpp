@@ -35,9 +35,9 @@ TEST(FetchRows, RowsArriveInTheOrderAskedForInManyMessages) {
   const auto row_bytes = width * static_cast<std::int64_t>(sizeof(double));
   for (std::int64_t limit : {row_bytes, 2 * row_bytes + 5, 3 * row_bytes, row_bytes - 1, saved}) {
     Communicator::set_max_message_bytes(limit);
-    const std::vector<double> rows = fetch_rows(comm, dist, needed, owned, width);
+    std::vector<double> rows(needed.size() * static_cast<size_t>(width));
+    fetch_rows(comm, dist, needed, owned, width, rows);
     Communicator::set_max_message_bytes(saved);
-    ASSERT_EQ(rows.size(), needed.size() * static_cast<size_t>(width)) << "limit " << limit;
     for (size_t k = 0; k < needed.size(); ++k)
       for (std::int64_t c = 0; c < width; ++c)
         EXPECT_EQ(rows[k * static_cast<size_t>(width) + static_cast<size_t>(c)], value_of(needed[k], c))

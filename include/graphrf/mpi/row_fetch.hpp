@@ -14,15 +14,16 @@
 
 namespace graphrf {
 
-// owned: n_owned x width values (row-major) for rows [dist.first(rank), ...). Returns needed.size() x width.
-std::vector<double> fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
-                               std::span<const double> owned, std::int64_t width);
+// owned: n_owned x width values (row-major) for rows [dist.first(rank), ...). Writes needed.size() x width values
+// to `out` (the caller's table, so that rows fetched next to its own need no copy of their own).
+void fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
+                std::span<const double> owned, std::int64_t width, std::span<double> out);
 
 // The same rows (none of them this rank's own), but those owned by ranks of my host are copied from shared
 // memory, where each owner publishes the rows its host peers asked for; only rows of other hosts travel, by
 // messages between neighbours. hosts null: the message path above.
-std::vector<double> fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopology>& hosts,
-                               const BlockDistribution& dist, std::span<const std::int64_t> needed,
-                               std::span<const double> owned, std::int64_t width);
+void fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopology>& hosts, const BlockDistribution& dist,
+                std::span<const std::int64_t> needed, std::span<const double> owned, std::int64_t width,
+                std::span<double> out);
 
 }  // namespace graphrf
