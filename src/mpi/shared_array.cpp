@@ -153,7 +153,7 @@ void keep(KeptWindow w) noexcept {
   // Over the host's budget: its oldest go (each host's list and sizes are the same on all of its ranks).
   std::int64_t held = 0;
   for (const KeptWindow& k : kept) held += same_ranks(k.group, w.group) ? k.capacity : 0;
-  for (auto it = kept.begin(); held > kReusedWindowsBytes && it != kept.end();) {
+  for (auto it = kept.begin(); held > kKeptBytesPerHost && it != kept.end();) {
     if (!same_ranks(it->group, w.group)) {
       ++it;
       continue;
@@ -207,7 +207,7 @@ bool SharedWindow::map_aligned_view() {
 bool SharedWindow::reuse_freed(const Communicator& host) {
   const std::int64_t total = offsets_.back();
   std::vector<KeptWindow>& kept = kept_windows();
-  if (total == 0 || total > kReusedWindowBytes || kept.empty()) return false;
+  if (total == 0 || total > kKeptArrayMaxBytes || kept.empty()) return false;
   MPI_Group group = MPI_GROUP_NULL;
   check_mpi(MPI_Comm_group(host.get(), &group), "MPI_Comm_group");
   auto best = kept.end();
@@ -320,7 +320,7 @@ void SharedWindow::release() noexcept {
     return;
   }
   // Same capacity on every rank of the host: all keep it, or all free it.
-  if (w.capacity > 0 && w.capacity <= kReusedWindowBytes)
+  if (w.capacity > 0 && w.capacity <= kKeptArrayMaxBytes)
     keep(w);
   else
     free_window(w);

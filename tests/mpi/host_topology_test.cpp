@@ -256,22 +256,22 @@ TEST(SharedArray, KeptArraysServeOnlyTheSameRanks) {
   EXPECT_EQ(shared_window_counts().reused, before_own.reused + (same_ranks ? 1 : 0));
 }
 
-// Arrays above kReusedWindowBytes are freed at once, and a host keeps at most kReusedWindowsBytes: after six arrays
+// Arrays above kKeptArrayMaxBytes are freed at once, and a host keeps at most kKeptBytesPerHost: after six arrays
 // of 3/4 of the largest kept size are freed, the host's ranks hold at least the last and at most the budget.
 TEST(SharedArray, ReuseKeepsAtMostItsBudgetPerHost) {
   free_kept_shared_arrays();
   EXPECT_EQ(own_shared_slice_bytes(), 0);
   const HostTopology hosts(world(), 0);
   const Communicator& host = hosts.host();
-  const std::int64_t slice = kReusedWindowBytes * 3 / 4 / host.size() / 8;
+  const std::int64_t slice = kKeptArrayMaxBytes * 3 / 4 / host.size() / 8;
   {
     std::vector<SharedArray<double>> arrays;
     for (int k = 0; k < 6; ++k) arrays.emplace_back(host, slice);
   }
   const std::int64_t held = host.sum(own_shared_slice_bytes());
   EXPECT_GE(held, slice * 8 * host.size());
-  EXPECT_LE(held, kReusedWindowsBytes);
-  { SharedArray<double> too_big(host, kReusedWindowBytes / host.size() / 8 + 1); }
+  EXPECT_LE(held, kKeptBytesPerHost);
+  { SharedArray<double> too_big(host, kKeptArrayMaxBytes / host.size() / 8 + 1); }
   EXPECT_EQ(host.sum(own_shared_slice_bytes()), held);
   free_kept_shared_arrays();
   EXPECT_EQ(own_shared_slice_bytes(), 0);

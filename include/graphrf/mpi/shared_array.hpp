@@ -17,7 +17,7 @@ class SharedWindow {
   SharedWindow() = default;
   // Collective over host: this rank's slice has `bytes` bytes, zero. Throws Error naming /dev/shm when the
   // allocation fails (containers often limit it). Small arrays reuse the memory of a freed one of the same host
-  // (see kReusedWindowBytes): a host collective of MPI costs about 0.1-3 ms a window, and passes on small graphs
+  // (see kKeptArrayMaxBytes): a host collective of MPI costs about 0.1-3 ms a window, and passes on small graphs
   // make a dozen.
   SharedWindow(const Communicator& host, std::int64_t bytes);
   SharedWindow(SharedWindow&& other) noexcept;
@@ -54,10 +54,10 @@ class SharedWindow {
   std::int64_t charged_ = 0;   // this rank's bytes in own_shared_slice_bytes(): its slice when the window was made
 };
 
-// Host arrays of at most this many bytes in all are kept when freed, up to kReusedWindowsBytes per host, and reused
+// Host arrays of at most this many bytes in all are kept when freed, up to kKeptBytesPerHost per host, and reused
 // by the next array of the same host that fits; all are freed at MPI_Finalize.
-inline constexpr std::int64_t kReusedWindowBytes = std::int64_t{16} << 20;
-inline constexpr std::int64_t kReusedWindowsBytes = std::int64_t{64} << 20;
+inline constexpr std::int64_t kKeptArrayMaxBytes = std::int64_t{16} << 20;
+inline constexpr std::int64_t kKeptBytesPerHost = std::int64_t{64} << 20;
 
 // How many shared arrays reused a freed one's memory, and how many were made, since the process started.
 struct SharedWindowCounts {
