@@ -23,6 +23,13 @@ std::int64_t rows_per_message(std::int64_t width) {
   return std::max<std::int64_t>(1, bytes / (width * static_cast<std::int64_t>(sizeof(double))));
 }
 
+// Both paths write the fetched rows in place: a caller's table of the wrong size would be overrun.
+void check_room(std::span<const double> out, size_t rows, std::int64_t width) {
+  const size_t values = rows * static_cast<size_t>(width);
+  if (out.size() != values)
+    throw Error("fetch_rows: room for " + std::to_string(out.size()) + " values, " + std::to_string(values) + " fetched");
+}
+
 }  // namespace
 
 void fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::span<const std::int64_t> needed,
@@ -30,6 +37,7 @@ void fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::sp
   const auto p = static_cast<size_t>(comm.size());
   const auto me = static_cast<size_t>(comm.rank());
   const auto w = static_cast<size_t>(width);
+  check_room(out, needed.size(), width);
   Counts counts(p, 0);
   for (auto g : needed) ++counts[static_cast<size_t>(dist.owner(g))];  // sorted: owners form runs
   Counts asked_counts;
@@ -45,8 +53,6 @@ void fetch_rows(const Communicator& comm, const BlockDistribution& dist, std::sp
       std::copy_n(owned.data() + static_cast<size_t>(asked[static_cast<size_t>(from + k)] - first) * w, w, to + static_cast<size_t>(k) * w);
   };
 
-  if (out.size() != needed.size() * w) throw Error("fetch_rows: room for " + std::to_string(out.size()) + " values, " +
-                                                   std::to_string(needed.size() * w) + " fetched");
   const std::int64_t per_message = rows_per_message(width);
   std::vector<Request> receives;
   for (size_t r = 0; r < p; ++r)
@@ -88,9 +94,7 @@ void fetch_rows(const Communicator& comm, const std::shared_ptr<const HostTopolo
   // The rows wanted are ghosts of a one-off exchange: owners publish only the rows their host peers asked for
   // (publishing whole tables cost a query pass on a 1000 x 1000 grid three times its own work), other hosts get
   // messages from neighbours only.
-  if (out.size() != needed.size() * static_cast<size_t>(width))
-    throw Error("fetch_rows: room for " + std::to_string(out.size()) + " values, " +
-                std::to_string(needed.size() * static_cast<size_t>(width)) + " fetched");
+  check_room(out, needed.size(), width);
   const GhostExchange exchange(comm, dist, needed);
   exchange.exchange<double>(owned, out, static_cast<int>(width), hosts);
 }

@@ -98,14 +98,10 @@ std::int64_t file_offset_of(std::uintptr_t address) {
 std::atomic<std::int64_t> g_own_slice_bytes{0};
 SharedWindowCounts g_counts;
 
-// A freed host array kept for reuse, with what its window was made with.
+// A freed host array kept for reuse.
 struct KeptWindow {
-  MPI_Win win = MPI_WIN_NULL;
+  SharedMapping mapping;
   MPI_Group group = MPI_GROUP_NULL;  // the host's ranks: only an array of the same ranks may take it
-  std::byte* base = nullptr;
-  std::byte* view = nullptr;
-  std::size_t view_bytes = 0;
-  std::int64_t capacity = 0, charged = 0;
 };
 
 // Oldest first. Making and freeing a window are collective over its host, so every rank of a host keeps its host's
@@ -115,13 +111,18 @@ std::vector<KeptWindow>& kept_windows() {
   return kept;
 }
 
-void free_window(KeptWindow& w) noexcept {  // collective over w's host
+// This rank's view unmapped and its bytes uncharged; the window itself is left to MPI.
+void unmap(SharedMapping& m) noexcept {
   note_own_peak_before_unmapping();  // while the peers' pages it maps still count in the resident size
-  if (w.view) ::munmap(w.view, w.view_bytes);
-  MPI_Win_unlock_all(w.win);
-  MPI_Win_free(&w.win);
+  if (m.view) ::munmap(m.view, m.view_bytes);
+  g_own_slice_bytes -= m.charged;
+}
+
+void free_window(KeptWindow& w) noexcept {  // collective over w's host
+  unmap(w.mapping);
+  MPI_Win_unlock_all(w.mapping.win);
+  MPI_Win_free(&w.mapping.win);
   if (w.group != MPI_GROUP_NULL) MPI_Group_free(&w.group);
-  g_own_slice_bytes -= w.charged;
 }
 
 bool same_ranks(MPI_Group a, MPI_Group b) {
@@ -144,7 +145,7 @@ void keep(KeptWindow w) noexcept {
     return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_kept_windows, &key, nullptr) == MPI_SUCCESS &&
            MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) == MPI_SUCCESS;
   }();
-  if (!freed_at_finalize || MPI_Win_get_group(w.win, &w.group) != MPI_SUCCESS) {
+  if (!freed_at_finalize || MPI_Win_get_group(w.mapping.win, &w.group) != MPI_SUCCESS) {
     free_window(w);
     return;
   }
@@ -152,13 +153,13 @@ void keep(KeptWindow w) noexcept {
   kept.push_back(w);
   // Over the host's budget: its oldest go (each host's list and sizes are the same on all of its ranks).
   std::int64_t held = 0;
-  for (const KeptWindow& k : kept) held += same_ranks(k.group, w.group) ? k.capacity : 0;
+  for (const KeptWindow& k : kept) held += same_ranks(k.group, w.group) ? k.mapping.capacity : 0;
   for (auto it = kept.begin(); held > kKeptBytesPerHost && it != kept.end();) {
     if (!same_ranks(it->group, w.group)) {
       ++it;
       continue;
     }
-    held -= it->capacity;
+    held -= it->mapping.capacity;
     free_window(*it);
     it = kept.erase(it);
   }
@@ -178,8 +179,8 @@ void free_kept_shared_arrays() { free_kept_windows(MPI_COMM_SELF, MPI_KEYVAL_INV
 // that view; MPI keeps its own mapping for its own use. Returns false, and maps nothing, where that fails.
 bool SharedWindow::map_aligned_view() {
   constexpr std::uintptr_t kPage = 4096, kHugePage = std::uintptr_t{1} << 21;
-  const auto begin = reinterpret_cast<std::uintptr_t>(base_) & ~(kPage - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(offsets_.back()) + kPage - 1) & ~(kPage - 1);
+  const auto begin = reinterpret_cast<std::uintptr_t>(mapping_.base) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(mapping_.base) + static_cast<std::uintptr_t>(offsets_.back()) + kPage - 1) & ~(kPage - 1);
   if (end - begin < kHugePage) return false;  // no 2 MiB page to gain: spare small windows the read of /proc/self/maps
   const std::int64_t offset = file_offset_of(begin);
   if (offset < 0) return false;
@@ -196,9 +197,9 @@ bool SharedWindow::map_aligned_view() {
   }
   if (target > start) ::munmap(reserved, target - start);
   ::munmap(reinterpret_cast<void*>(target + bytes), start + kHugePage - target);  // never empty: target < start + 2 MiB
-  view_ = static_cast<std::byte*>(view);
-  view_bytes_ = bytes;
-  base_ = view_ + (reinterpret_cast<std::uintptr_t>(base_) - begin);
+  mapping_.view = static_cast<std::byte*>(view);
+  mapping_.view_bytes = bytes;
+  mapping_.base = mapping_.view + (reinterpret_cast<std::uintptr_t>(mapping_.base) - begin);
   return true;
 }
 
@@ -212,16 +213,12 @@ bool SharedWindow::reuse_freed(const Communicator& host) {
   check_mpi(MPI_Comm_group(host.get(), &group), "MPI_Comm_group");
   auto best = kept.end();
   for (auto it = kept.begin(); it != kept.end(); ++it)
-    if (it->capacity >= total && (best == kept.end() || it->capacity < best->capacity) && same_ranks(it->group, group))
+    if (it->mapping.capacity >= total && (best == kept.end() || it->mapping.capacity < best->mapping.capacity) &&
+        same_ranks(it->group, group))
       best = it;
   MPI_Group_free(&group);
   if (best == kept.end()) return false;
-  win_ = best->win;
-  base_ = best->base;
-  view_ = best->view;
-  view_bytes_ = best->view_bytes;
-  capacity_ = best->capacity;
-  charged_ = best->charged;
+  mapping_ = best->mapping;
   MPI_Group_free(&best->group);
   kept.erase(best);
   std::memset(mine(), 0, static_cast<size_t>(offsets_[static_cast<size_t>(rank_) + 1] - offsets_[static_cast<size_t>(rank_)]));
@@ -242,10 +239,10 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
   constexpr std::int64_t kLineBytes = 64;
   const std::int64_t asked = bytes + (rank_ == 0 && offsets_.back() > 0 ? kLineBytes : 0);
   void* mine = nullptr;
-  const int code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(asked), 1, MPI_INFO_NULL, host.get(), &mine, &win_);
+  const int code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(asked), 1, MPI_INFO_NULL, host.get(), &mine, &mapping_.win);
   if (host.max(code == MPI_SUCCESS ? 0 : 1) != 0) {
-    if (code == MPI_SUCCESS) MPI_Win_free(&win_);
-    win_ = MPI_WIN_NULL;
+    if (code == MPI_SUCCESS) MPI_Win_free(&mapping_.win);
+    mapping_.win = MPI_WIN_NULL;
     throw InputError("cannot allocate " + std::to_string(offsets_.back() >> 20) +
                 " MB of shared memory for this host (is /dev/shm large enough? containers often limit it to 64 MB;"
                 " --host-size 1 avoids shared memory)", true);
@@ -255,17 +252,17 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
     MPI_Aint size = 0;
     int unit = 0;
     void* first = nullptr;
-    check_mpi(MPI_Win_shared_query(win_, 0, &size, &unit, &first), "MPI_Win_shared_query");
+    check_mpi(MPI_Win_shared_query(mapping_.win, 0, &size, &unit, &first), "MPI_Win_shared_query");
     const auto line = static_cast<std::uintptr_t>(kLineBytes);
-    base_ = reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(first) + line - 1) & ~(line - 1));
+    mapping_.base = reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(first) + line - 1) & ~(line - 1));
     map_aligned_view();
   }
   HugeRanges busy;
   if (bytes > 0) {
-    const auto array_begin = reinterpret_cast<std::uintptr_t>(base_);
+    const auto array_begin = reinterpret_cast<std::uintptr_t>(mapping_.base);
     const auto array_end = array_begin + static_cast<std::uintptr_t>(offsets_.back());
-    const std::uintptr_t view_begin = view_ ? reinterpret_cast<std::uintptr_t>(view_) : array_begin;
-    const std::uintptr_t view_end = view_ ? view_begin + view_bytes_ : array_end;
+    const std::uintptr_t view_begin = mapping_.view ? reinterpret_cast<std::uintptr_t>(mapping_.view) : array_begin;
+    const std::uintptr_t view_end = mapping_.view ? view_begin + mapping_.view_bytes : array_end;
     const bool first_slice = offsets_[static_cast<size_t>(rank_)] == 0;
     busy = fault_in(this->mine(), bytes, first_slice ? view_begin : reinterpret_cast<std::uintptr_t>(this->mine()), view_end);
   }
@@ -274,62 +271,51 @@ SharedWindow::SharedWindow(const Communicator& host, std::int64_t bytes) : host_
   if (host.max(busy.empty() ? 0 : 1) != 0 && !busy.empty())
     ::madvise(reinterpret_cast<void*>(busy.begin), busy.end - busy.begin, MADV_COLLAPSE);
   // Passive target for the window's whole life: synchronize() is MPI_Win_sync and a host barrier.
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
-  capacity_ = offsets_.back();
-  charged_ = bytes;
+  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, mapping_.win), "MPI_Win_lock_all");
+  mapping_.capacity = offsets_.back();
+  mapping_.charged = bytes;
   g_own_slice_bytes += bytes;
   ++g_counts.made;
 }
 
 SharedWindow::SharedWindow(SharedWindow&& other) noexcept
-    : host_(other.host_), win_(std::exchange(other.win_, MPI_WIN_NULL)), base_(std::exchange(other.base_, nullptr)),
-      view_(std::exchange(other.view_, nullptr)), view_bytes_(std::exchange(other.view_bytes_, 0)), rank_(other.rank_),
-      offsets_(std::move(other.offsets_)), capacity_(std::exchange(other.capacity_, 0)),
-      charged_(std::exchange(other.charged_, 0)) {}
+    : host_(other.host_), mapping_(std::exchange(other.mapping_, {})), rank_(other.rank_), offsets_(std::move(other.offsets_)) {}
 
 SharedWindow& SharedWindow::operator=(SharedWindow&& other) noexcept {
   if (this == &other) return *this;
   release();
   host_ = other.host_;
-  win_ = std::exchange(other.win_, MPI_WIN_NULL);
-  base_ = std::exchange(other.base_, nullptr);
-  view_ = std::exchange(other.view_, nullptr);
-  view_bytes_ = std::exchange(other.view_bytes_, 0);
+  mapping_ = std::exchange(other.mapping_, {});
   rank_ = other.rank_;
   offsets_ = std::move(other.offsets_);
-  capacity_ = std::exchange(other.capacity_, 0);
-  charged_ = std::exchange(other.charged_, 0);
   return *this;
 }
 
 SharedWindow::~SharedWindow() { release(); }
 
 void SharedWindow::release() noexcept {
-  if (win_ == MPI_WIN_NULL) return;
-  KeptWindow w{std::exchange(win_, MPI_WIN_NULL), MPI_GROUP_NULL, std::exchange(base_, nullptr),
-               std::exchange(view_, nullptr), std::exchange(view_bytes_, 0), capacity_, charged_};
+  if (mapping_.win == MPI_WIN_NULL) return;
+  KeptWindow w{std::exchange(mapping_, {}), MPI_GROUP_NULL};
   // Freeing is collective: a rank unwinding from an error of its own would wait here for ranks that never come
   // (the main guard aborts the run instead). The window is left to the end of the process.
   // After MPI_Finalize (an object a Python interpreter frees at exit) no MPI call is allowed, nor needed.
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (std::uncaught_exceptions() > 0 || finalized) {
-    note_own_peak_before_unmapping();
-    if (w.view) ::munmap(w.view, w.view_bytes);
-    g_own_slice_bytes -= w.charged;
+    unmap(w.mapping);
     return;
   }
   // Same capacity on every rank of the host: all keep it, or all free it.
-  if (w.capacity > 0 && w.capacity <= kKeptArrayMaxBytes)
+  if (w.mapping.capacity > 0 && w.mapping.capacity <= kKeptArrayMaxBytes)
     keep(w);
   else
     free_window(w);
 }
 
 bool SharedWindow::huge_pages() const {
-  if (!base_) return false;
+  if (!mapping_.base) return false;
   // The array may span several mappings: advice on part of one splits it.
-  const auto first = reinterpret_cast<std::uintptr_t>(base_);
+  const auto first = reinterpret_cast<std::uintptr_t>(mapping_.base);
   const auto last = first + static_cast<std::uintptr_t>(offsets_.back());
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
@@ -349,10 +335,10 @@ bool SharedWindow::huge_pages() const {
 }
 
 void SharedWindow::synchronize() const {
-  if (win_ == MPI_WIN_NULL) return;
-  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+  if (mapping_.win == MPI_WIN_NULL) return;
+  check_mpi(MPI_Win_sync(mapping_.win), "MPI_Win_sync");
   host_->barrier();
-  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+  check_mpi(MPI_Win_sync(mapping_.win), "MPI_Win_sync");
 }
 
 }  // namespace graphrf

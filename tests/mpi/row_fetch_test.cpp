@@ -1,8 +1,12 @@
 // fetch_rows on the message path: rows arrive in the order asked for, with the values their owners hold, when a
 // rank asks every rank (itself included) for rows, asks some for none, and the rows travel in many messages (a
-// message limit that cuts a rank's rows at 1, 2 and 3 rows, and one smaller than a row).
+// message limit that cuts a rank's rows at 1, 2 and 3 rows, and one smaller than a row); a caller's table of the
+// wrong size is refused on either path.
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "graphrf/core/error.hpp"
 #include "graphrf/mpi/row_fetch.hpp"
 #include "mpi_test_support.hpp"
 
@@ -43,4 +47,30 @@ TEST(FetchRows, RowsArriveInTheOrderAskedForInManyMessages) {
         EXPECT_EQ(rows[k * static_cast<size_t>(width) + static_cast<size_t>(c)], value_of(needed[k], c))
             << "limit " << limit << ", row " << needed[k] << ", column " << c;
   }
+}
+
+// The rows are written in place, so a table without room for exactly the rows asked for is refused before anything
+// is sent, on both paths (every rank here passes one value too few or too many, so every rank throws and none waits
+// in a collective).
+TEST(FetchRows, ATableOfTheWrongSizeIsRefused) {
+  const Communicator& comm = world();
+  const int me = comm.rank(), p = comm.size();
+  std::vector<std::int64_t> offsets{0};
+  for (int r = 0; r < p; ++r) offsets.push_back(offsets.back() + 2);
+  const BlockDistribution dist(offsets);
+  const std::int64_t width = 3;
+  const std::vector<double> owned(2 * static_cast<size_t>(width), 1.0);
+  // The next rank's rows (none of them mine, as the host path wants; no rows at all on one rank).
+  std::vector<std::int64_t> needed;
+  if (p > 1) needed = {dist.first((me + 1) % p), dist.first((me + 1) % p) + 1};
+  const auto hosts = std::make_shared<const HostTopology>(comm, 0);
+  const size_t values = needed.size() * static_cast<size_t>(width);
+  for (size_t size : {values + 1, values > 0 ? values - 1 : values + 2}) {
+    std::vector<double> out(size);
+    EXPECT_THROW(fetch_rows(comm, dist, needed, owned, width, out), Error) << size << " values";
+    EXPECT_THROW(fetch_rows(comm, hosts, dist, needed, owned, width, out), Error) << size << " values";
+  }
+  std::vector<double> out(values);
+  fetch_rows(comm, hosts, dist, needed, owned, width, out);
+  EXPECT_EQ(out, std::vector<double>(values, 1.0));
 }

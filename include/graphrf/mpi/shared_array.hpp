@@ -12,6 +12,17 @@
 
 namespace graphrf {
 
+// What MPI made for one host array and this rank's view of it: a window holds one, and a freed window kept for
+// reuse (shared_array.cpp) holds it until the next array takes it whole.
+struct SharedMapping {
+  MPI_Win win = MPI_WIN_NULL;
+  std::byte* base = nullptr;  // start of the host's array, in view when there is one
+  std::byte* view = nullptr;  // this rank's own mapping of the array, 2 MiB-aligned as in the segment's file
+  std::size_t view_bytes = 0;
+  std::int64_t capacity = 0;  // bytes from base the window holds (more than the array's once reused)
+  std::int64_t charged = 0;   // this rank's bytes in own_shared_slice_bytes(): its slice when the window was made
+};
+
 class SharedWindow {
  public:
   SharedWindow() = default;
@@ -27,8 +38,8 @@ class SharedWindow {
   ~SharedWindow();
 
   // Start of the host's array (nullptr when every slice is empty) and of this rank's slice.
-  std::byte* base() const { return base_; }
-  std::byte* mine() const { return base_ ? base_ + offsets_[static_cast<size_t>(rank_)] : nullptr; }
+  std::byte* base() const { return mapping_.base; }
+  std::byte* mine() const { return mapping_.base ? mapping_.base + offsets_[static_cast<size_t>(rank_)] : nullptr; }
   // Byte offset of host rank r's slice; offset(size) is the total.
   std::int64_t offset(int host_rank) const { return offsets_[static_cast<size_t>(host_rank)]; }
   // Collective over the host: every write made before it by any rank is visible to every rank after it.
@@ -44,14 +55,9 @@ class SharedWindow {
   void release() noexcept;
 
   const Communicator* host_ = nullptr;
-  MPI_Win win_ = MPI_WIN_NULL;
-  std::byte* base_ = nullptr;  // in view_ when there is one
-  std::byte* view_ = nullptr;  // this rank's own mapping of the array, 2 MiB-aligned as in the segment's file
-  std::size_t view_bytes_ = 0;
+  SharedMapping mapping_;
   int rank_ = 0;
   std::vector<std::int64_t> offsets_{0};
-  std::int64_t capacity_ = 0;  // bytes from base_ the window holds (more than offsets_.back() once reused)
-  std::int64_t charged_ = 0;   // this rank's bytes in own_shared_slice_bytes(): its slice when the window was made
 };
 
 // Host arrays of at most this many bytes in all are kept when freed, up to kKeptBytesPerHost per host, and reused
