@@ -6,7 +6,9 @@
 #include <limits>
 #include <numeric>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/mpi/log.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/sorted_unique.hpp"
@@ -357,12 +359,29 @@ std::string graph_summary(const DistributedGraph& g) {
 
 namespace {
 
+// Serial METIS gathers the whole graph on rank 0 before it cuts it into `parts`: what that costs there is said
+// before it starts, and a cut that rank 0 cannot hold is refused rather than left to the kernel's OOM killer.
+void check_metis_fits(const Communicator& comm, const CanonicalGraph& canonical, int parts,
+                      std::uint64_t memory_limit_option, bool report) {
+  if (parts < 2) return;
+  const std::int64_t arcs = comm.sum(static_cast<std::int64_t>(canonical.col.size()));
+  const double gathered = metis_root_bytes(canonical.dist.total(), arcs);
+  phase_note("loading     metis holds the whole graph on rank 0 while it cuts: about " + format_bytes(gathered) + " there",
+             report);
+  // Each rank holds its share of the canonical graph meanwhile (row pointers and ids; columns and weights).
+  const double own = 16.0 * static_cast<double>(canonical.row_ptr.size()) + 16.0 * static_cast<double>(canonical.col.size());
+  check_memory_fits(comm, own + (comm.is_root() ? gathered : 0.0), memory_limit_per_rank(comm, memory_limit_option),
+                    "--partition metis (serial METIS holds the whole graph on rank 0; --partition ptscotch cuts it "
+                    "in parallel, block does not cut)");
+}
+
 // The part (rank) of every node: METIS and PT-Scotch cut the graph between hosts, and the ranks of a host split
 // its nodes for balance only (a cut between ranks that share memory costs nothing). Block and file partitions
 // are taken as they are.
 std::vector<int> host_fitted_partition(const Communicator& comm, const CanonicalGraph& canonical, const std::string& partition,
-                                       const HostTopology& hosts) {
+                                       const HostTopology& hosts, std::uint64_t memory_limit_option, bool report) {
   const bool cutting = partition == "metis" || partition == "ptscotch";
+  if (partition == "metis") check_metis_fits(comm, canonical, hosts.count(), memory_limit_option, report);
   if (!cutting || hosts.count() == comm.size()) return compute_partition(comm, canonical, partition, comm.size());
   std::vector<int> first_rank;
   for (int h = 0; h <= hosts.count(); ++h) first_rank.push_back(h < hosts.count() ? hosts.first_rank(h) : comm.size());
@@ -385,7 +404,7 @@ std::vector<int> host_fitted_partition(const Communicator& comm, const Canonical
 }  // namespace
 
 DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
-                                          int host_size, bool report_steps) {
+                                          int host_size, bool report_steps, std::uint64_t memory_limit_option) {
   validate_partition_spec(partition);
   auto hosts = std::make_shared<const HostTopology>(comm, host_size);
   if (!hosts->note().empty()) phase_note("hosts       " + hosts->note(), true);
@@ -396,7 +415,7 @@ DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGra
                  (partition == "block" ? "" : " (one library call: no progress until it returns)"),
              report_steps);
   Timer timer;
-  const auto part = host_fitted_partition(comm, canonical, partition, *hosts);
+  const auto part = host_fitted_partition(comm, canonical, partition, *hosts, memory_limit_option, report_steps);
   const double partition_seconds = comm.max(timer.seconds());
   phase_note("loading     partitioned in " + fmt(partition_seconds, 2) + " s", report_steps);
   const PhaseStep step("loading     moving rows to their ranks, ghosts and normalised weights", report_steps);
@@ -431,7 +450,8 @@ DistributedGraph load_graph(const Communicator& comm, const GraphOptions& option
                          slow);
     canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
   }
-  return partition_and_distribute(comm, std::move(canonical), options.partition, options.host_size, slow);
+  return partition_and_distribute(comm, std::move(canonical), options.partition, options.host_size, slow,
+                                  options.memory_limit);
 }
 
 }  // namespace graphrf

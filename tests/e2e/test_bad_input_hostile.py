@@ -83,6 +83,19 @@ def test_declared_sizes_beyond_memory():
         expect_error(2, ["info", "--memory-limit", "lots", "--out", "{out}"], "--memory-limit", "'lots'", directory=d)
 
 
+def test_metis_beyond_rank_0_memory_is_refused_before_the_gather():
+    # Cutting grid:100x100 (10^4 nodes, 39600 arcs) into two hosts, METIS holds about 3.5 MiB on rank 0 (16 bytes
+    # per node, 88 per arc) beside rank 0's own share (0.4 MiB): refused under a 3M limit, run under 8M. One part (np
+    # 1) and one host (np 2, the ranks share the machine) call no METIS and gather nothing: they run under 3M.
+    cut = ["info", "--graph", "grid:100x100", "--partition", "metis"]
+    with e2e.TempDir() as d:
+        expect_error(2, cut + ["--host-size", "1", "--memory-limit", "3M", "--out", "{out}"], "--partition metis",
+                     "whole graph on rank 0", "more than the 3 MiB", directory=d)
+    for np_, extra in ((2, ["--host-size", "1", "--memory-limit", "8M"]), (1, ["--memory-limit", "3M"]),
+                       (2, ["--memory-limit", "3M"])):
+        e2e.run(np_, cut + extra, timeout=TIMEOUT)
+
+
 def test_walks_beyond_memory_are_refused_before_walking():
     with e2e.TempDir() as d:
         # 1024 nodes x 10^6 walkers x ~1000 deposits each: about 49 TB per rank.

@@ -79,8 +79,11 @@ std::string graph_summary(const DistributedGraph& g);
 // Finds the hosts (host_size: see GraphOptions), partitions a canonical graph by `partition` (block | metis |
 // ptscotch | file:PATH; METIS and PT-Scotch cut between hosts, ranks of a host split its nodes for balance) and
 // distributes it. Collective. report_steps: say on rank 0 when partitioning starts and ends (large graphs).
+// memory_limit_option: --memory-limit in bytes per rank (0: the node's share), against which the whole graph that
+// METIS needs on rank 0 is checked before it is gathered.
 DistributedGraph partition_and_distribute(const Communicator& comm, CanonicalGraph canonical, const std::string& partition,
-                                          int host_size = 0, bool report_steps = false);
+                                          int host_size = 0, bool report_steps = false,
+                                          std::uint64_t memory_limit_option = 0);
 
 // The whole pipeline: read or generate, assemble, partition, distribute. Collective.
 DistributedGraph load_graph(const Communicator& comm, const GraphOptions& options);
