@@ -9,6 +9,9 @@
 
 #include <climits>
 
+#include "graphrf/core/memory_size.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/partition/partitioner.hpp"
 
 namespace graphrf {
@@ -78,6 +81,20 @@ std::vector<int> cut_on_root(const Communicator& comm, const CanonicalGraph& gra
 
 double metis_root_bytes(std::int64_t nodes, std::int64_t arcs) {
   return 16.0 * static_cast<double>(nodes) + 88.0 * static_cast<double>(arcs);
+}
+
+void check_metis_fits(const Communicator& comm, const CanonicalGraph& graph, int parts, std::uint64_t memory_limit_option,
+                      bool report) {
+  if (parts < 2) return;
+  const std::int64_t arcs = comm.sum(static_cast<std::int64_t>(graph.col.size()));
+  const double gathered = metis_root_bytes(graph.dist.total(), arcs);
+  phase_note("loading     metis holds the whole graph on rank 0 while it cuts: about " + format_bytes(gathered) + " there",
+             report);
+  // Each rank holds its share of the canonical graph meanwhile (row pointers and ids; columns and weights).
+  const double own = 16.0 * static_cast<double>(graph.row_ptr.size()) + 16.0 * static_cast<double>(graph.col.size());
+  check_memory_fits(comm, own + (comm.is_root() ? gathered : 0.0), memory_limit_per_rank(comm, memory_limit_option),
+                    "--partition metis (serial METIS holds the whole graph on rank 0; --partition ptscotch cuts it "
+                    "in parallel, block does not cut)");
 }
 
 std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph& graph, int n_parts,

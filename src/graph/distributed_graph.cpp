@@ -6,9 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "graphrf/core/memory_size.hpp"
 #include "graphrf/mpi/log.hpp"
-#include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/sorted_unique.hpp"
@@ -358,22 +356,6 @@ std::string graph_summary(const DistributedGraph& g) {
 }
 
 namespace {
-
-// Serial METIS gathers the whole graph on rank 0 before it cuts it into `parts`: what that costs there is said
-// before it starts, and a cut that rank 0 cannot hold is refused rather than left to the kernel's OOM killer.
-void check_metis_fits(const Communicator& comm, const CanonicalGraph& canonical, int parts,
-                      std::uint64_t memory_limit_option, bool report) {
-  if (parts < 2) return;
-  const std::int64_t arcs = comm.sum(static_cast<std::int64_t>(canonical.col.size()));
-  const double gathered = metis_root_bytes(canonical.dist.total(), arcs);
-  phase_note("loading     metis holds the whole graph on rank 0 while it cuts: about " + format_bytes(gathered) + " there",
-             report);
-  // Each rank holds its share of the canonical graph meanwhile (row pointers and ids; columns and weights).
-  const double own = 16.0 * static_cast<double>(canonical.row_ptr.size()) + 16.0 * static_cast<double>(canonical.col.size());
-  check_memory_fits(comm, own + (comm.is_root() ? gathered : 0.0), memory_limit_per_rank(comm, memory_limit_option),
-                    "--partition metis (serial METIS holds the whole graph on rank 0; --partition ptscotch cuts it "
-                    "in parallel, block does not cut)");
-}
 
 // The part (rank) of every node: METIS and PT-Scotch cut the graph between hosts, and the ranks of a host split
 // its nodes for balance only (a cut between ranks that share memory costs nothing). Block and file partitions

@@ -87,13 +87,20 @@ def test_metis_beyond_rank_0_memory_is_refused_before_the_gather():
     # Cutting grid:100x100 (10^4 nodes, 39600 arcs) into two hosts, METIS holds about 3.5 MiB on rank 0 (16 bytes
     # per node, 88 per arc) beside rank 0's own share (0.4 MiB): refused under a 3M limit, run under 8M. One part (np
     # 1) and one host (np 2, the ranks share the machine) call no METIS and gather nothing: they run under 3M.
+    # graphrf-partition cutting two parts is held to the same limit.
     cut = ["info", "--graph", "grid:100x100", "--partition", "metis"]
     with e2e.TempDir() as d:
         expect_error(2, cut + ["--host-size", "1", "--memory-limit", "3M", "--out", "{out}"], "--partition metis",
                      "whole graph on rank 0", "more than the 3 MiB", directory=d)
+        # graphrf-partition runs the same cut (two parts at np 2) and refuses it alike.
+        expect_error(2, ["--graph", "grid:100x100", "--parts", "2", "--method", "metis", "--memory-limit", "3M",
+                         "--out", "{out}"], "--partition metis", "whole graph on rank 0", "more than the 3 MiB",
+                     directory=d, program=e2e.GRAPHRF_PARTITION, prefix="graphrf-partition: error: ")
     for np_, extra in ((2, ["--host-size", "1", "--memory-limit", "8M"]), (1, ["--memory-limit", "3M"]),
                        (2, ["--memory-limit", "3M"])):
         e2e.run(np_, cut + extra, timeout=TIMEOUT)
+    e2e.run(2, ["--graph", "grid:100x100", "--parts", "2", "--method", "metis", "--memory-limit", "8M"],
+            program=e2e.GRAPHRF_PARTITION, timeout=TIMEOUT)
 
 
 def test_walks_beyond_memory_are_refused_before_walking():

@@ -31,6 +31,11 @@ std::vector<int> partition_metis(const Communicator& comm, const CanonicalGraph&
 // 88 per arc (rank 0's resident memory grew by 0.55-0.95 of this on random graphs and grids of 10^5 to 10^6 nodes
 // cut into 2, 3 and 4 parts). One part: nothing is gathered.
 double metis_root_bytes(std::int64_t nodes, std::int64_t arcs);
+// Before partition_metis cuts into `parts`: says what rank 0 will hold (when `report`), and refuses a cut that rank 0
+// cannot hold beside its share under the run's limit (memory_limit_per_rank of `memory_limit_option`) before
+// anything is gathered, rather than leaving it to the kernel's OOM killer. Nothing for one part. Collective.
+void check_metis_fits(const Communicator& comm, const CanonicalGraph& graph, int parts, std::uint64_t memory_limit_option,
+                      bool report);
 std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
                                     const std::vector<double>& part_weights = {});
 // Splits each group of nodes (group[i]: the group of owned node i) into the consecutive parts
