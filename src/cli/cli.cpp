@@ -37,6 +37,9 @@ void add_graph_options(po::options_description& desc, GraphArguments& a) {
       ("host-size", po::value(&a.options.host_size)->default_value(0),
        "ranks per host, which share the graph in memory (messages only between hosts): 0 = each machine as MPI "
        "reports it, 1 = every rank its own host, K = hosts of K consecutive ranks of a machine")
+      ("replicate-graph", po::bool_switch(&a.options.replicate_graph),
+       "every host keeps the whole graph for walks (32 bytes an arc), so walkers never leave their host: for graphs "
+       "that fit on one machine and cut poorly (social, citation, web)")
       ("duplicates", po::value(&a.duplicates)->default_value("max"), "how repeated arcs combine: sum|max|error")
       ("keep-self-loops", po::bool_switch(&a.options.keep_self_loops), "keep self-loops (dropped by default)")
       ("weight-column", po::value(&a.options.weight_column)->default_value(0),

@@ -64,10 +64,12 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
   });
   const std::string shape = o.knn > 0 ? std::to_string(o.knn) + "-NN (" + a.knn_mode + ")"
                                       : "radius " + std::to_string(o.radius);
-  return build_point_graph(ctx.comm, cloud, o, options.partition,
-                           path + ": " + std::to_string(cloud.size()) + " points in R^" + std::to_string(cloud.dim) + ", " +
-                               shape,
-                           options.host_size);
+  DistributedGraph g = build_point_graph(ctx.comm, cloud, o, options.partition,
+                                        path + ": " + std::to_string(cloud.size()) + " points in R^" +
+                                            std::to_string(cloud.dim) + ", " + shape,
+                                        options.host_size);
+  g.replicate_walk_table = options.replicate_graph;
+  return g;
 }
 
 std::vector<NamedInput> command_inputs(const po::variables_map& vm) {

@@ -20,6 +20,7 @@ struct BenchWalksOptions {
   std::int64_t max_length = 100000, walk_repeats = 1, grf_repeats = 1;
   std::uint64_t seed = 1;
   int host_size = 0;
+  bool replicate_graph = false;
   bool no_baselines = false, by_length = false;
 };
 
@@ -30,6 +31,7 @@ void declare_bench_walks_options(po::options_description& desc, BenchWalksOption
       ("p-halt-list", po::value(&o.p_halt_list)->default_value("0.1,0.5"), "halting probabilities to try")
       ("partition", po::value(&o.partition)->default_value("metis"), "partitioner")
       ("host-size", po::value(&o.host_size)->default_value(0), "ranks per host (as for every command; 1: all crossings by message)")
+      ("replicate-graph", po::bool_switch(&o.replicate_graph), "every host keeps the whole graph for walks (as for every command)")
       ("max-length", po::value(&o.max_length)->default_value(100000), "walk length cap")
       ("seed", po::value(&o.seed)->default_value(1), "seed")
       ("couplings", po::value(&o.couplings)->default_value("iid"),
@@ -121,6 +123,7 @@ int run_bench(const CommandContext& ctx, BenchWalksOptions& options) {
     o.graph = spec;
     o.partition = options.partition;
     o.host_size = options.host_size;
+    o.replicate_graph = options.replicate_graph;
     Timer load_timer;
     const DistributedGraph g = load_graph(comm, o);
     const double load_seconds = comm.max(load_timer.seconds());

@@ -346,13 +346,17 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
       if (first_overflow < 0 && dj != 0 && !std::isfinite(w)) first_overflow = static_cast<std::int64_t>(i);
     }
   check_weights_finite(g, first_overflow);
+  g.n_arcs_global = comm.sum(static_cast<std::int64_t>(g.col.size()));
   g.report.distribute_seconds = comm.max(timer.seconds());
   return g;
 }
 
 std::string graph_summary(const DistributedGraph& g) {
   return g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " + std::to_string(g.n_edges_global) +
-         " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks";
+         " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks" +
+         (g.replicate_walk_table && g.comm->size() > 1 && (!g.hosts || g.hosts->count() > 1)
+              ? ", replicated on every host for walks"
+              : "");
 }
 
 namespace {
@@ -432,8 +436,10 @@ DistributedGraph load_graph(const Communicator& comm, const GraphOptions& option
                          slow);
     canonical = assemble_canonical_graph(comm, std::move(arcs), options.duplicates, options.directed);
   }
-  return partition_and_distribute(comm, std::move(canonical), options.partition, options.host_size, slow,
-                                  options.memory_limit);
+  DistributedGraph g = partition_and_distribute(comm, std::move(canonical), options.partition, options.host_size, slow,
+                                                options.memory_limit);
+  g.replicate_walk_table = options.replicate_graph;
+  return g;
 }
 
 }  // namespace graphrf

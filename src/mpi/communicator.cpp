@@ -117,6 +117,15 @@ void Communicator::broadcast_bytes(void* data, std::int64_t bytes, int root) con
   if (rank_ == root) count_sent_bytes(bytes * (size_ - 1));
 }
 
+void Communicator::allgather_blocks_in_place(void* data, const Counts& block_bytes) const {
+  if (static_cast<int>(block_bytes.size()) != size_) throw Error("allgather_blocks_in_place: block_bytes has wrong length");
+  std::int64_t offset = 0;
+  for (int r = 0; r < size_; ++r) {
+    broadcast_bytes(static_cast<char*>(data) + offset, block_bytes[static_cast<size_t>(r)], r);
+    offset += block_bytes[static_cast<size_t>(r)];
+  }
+}
+
 Counts Communicator::exchange_counts(const Counts& send_counts) const {
   if (static_cast<int>(send_counts.size()) != size_) throw Error("alltoallv: send_counts has wrong length");
   Counts recv(static_cast<size_t>(size_));

@@ -53,7 +53,8 @@ WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o)
   if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
     throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
   Timer timer;
-  if (g.hosts && g.hosts->size() > 1) build_shared(g, o);
+  if (replicates_walk_table(g)) build_replicated(g, o);
+  else if (g.hosts && g.hosts->size() > 1) build_shared(g, o);
   else build_own(g, o);
   build_seconds_ = timer.seconds();
 }
@@ -127,7 +128,112 @@ void WalkArcs::build_shared(const DistributedGraph& g, const WalkOptions& o) {
   id_data_ = hosts.count() == 1 ? shared_ids_.data() : nullptr;
 }
 
+// Each host's table holds the whole graph. Rank r writes and links its rows at their place (row pointers first,
+// from every rank's row lengths), then the first rank of each host sends its host's rows to the other hosts'
+// first ranks (a broadcast per host), which write them into their host's table. A host of several ranks keeps the
+// table in shared windows, each rank holding an equal slice of its memory.
+void WalkArcs::build_replicated(const DistributedGraph& g, const WalkOptions& o) {
+  replicated_ = true;
+  const Communicator& world = *g.comm;
+  const bool shared = g.hosts && g.hosts->size() > 1;
+  const int host_rank = shared ? g.hosts->host().rank() : 0;
+  const int host_ranks = shared ? g.hosts->size() : 1;
+  const std::int64_t n = g.n_global();
+  first_ = 0;
+  end_ = n;
+  const auto n_mine = static_cast<size_t>(g.n_local());
+  std::int64_t own_arcs = 0;
+  for (size_t i = 0; i < n_mine; ++i) own_arcs += row_length(g, o, i);
+  const std::int64_t all_arcs = world.sum(own_arcs);
+  const bool weighted = o.step == StepRule::weighted;
+  // The first ranks of the hosts, in host order (hosts are runs of consecutive ranks, so of global indices).
+  const Communicator leaders = world.split(host_rank, world.rank());
+  const bool leader = host_rank == 0;
+  // An equal slice of a host table's memory on each of the host's ranks.
+  const auto slice = [&](std::int64_t count) {
+    return count / host_ranks + (host_rank == host_ranks - 1 ? count % host_ranks : 0);
+  };
+  std::int64_t* row_ptr = nullptr;
+  HopArc* arcs = nullptr;
+  double* cumulative = nullptr;
+  if (shared) {
+    shared_row_ptr_ = SharedArray<std::int64_t>(g.hosts->host(), slice(n + 1));
+    shared_arcs_ = SharedArray<HopArc>(g.hosts->host(), slice(all_arcs));
+    shared_cumulative_ = SharedArray<double>(g.hosts->host(), weighted ? slice(all_arcs) : 0);
+    row_ptr = shared_row_ptr_.data();
+    arcs = shared_arcs_.data();
+    cumulative = shared_cumulative_.data();
+  } else {
+    row_ptr_.assign(static_cast<size_t>(n) + 1, 0);
+    arcs_.resize(static_cast<size_t>(all_arcs));
+    if (weighted) cumulative_.resize(static_cast<size_t>(all_arcs));
+    row_ptr = row_ptr_.data();
+    arcs = arcs_.data();
+    cumulative = cumulative_.data();
+  }
+  const auto sync = [&] {
+    if (!shared) return;
+    shared_row_ptr_.synchronize();
+    shared_arcs_.synchronize();
+    shared_cumulative_.synchronize();
+  };
+  // Blocks of the leaders' exchanges: host h's nodes (global indices) node_begin[h] .. node_begin[h + 1].
+  // (Hosts differ in size: np 3 as hosts of 2 + 1.)
+  std::vector<std::int64_t> node_begin{0};
+  for (int h = 0; h < (g.hosts ? g.hosts->count() : world.size()); ++h) {
+    const int last = g.hosts ? g.hosts->end_rank(h) - 1 : h;
+    node_begin.push_back(g.dist.first(last) + g.dist.count(last));
+  }
+  const auto blocks = [&](auto bytes_of_hosts_range) {
+    Counts bytes;
+    for (size_t h = 0; h + 1 < node_begin.size(); ++h) bytes.push_back(bytes_of_hosts_range(node_begin[h], node_begin[h + 1]));
+    return bytes;
+  };
+
+  // Row pointers: every row's length at its place, exchanged, then summed.
+  if (leader) row_ptr[0] = 0;
+  for (size_t i = 0; i < n_mine; ++i) row_ptr[static_cast<size_t>(g.first()) + i + 1] = row_length(g, o, i);
+  sync();
+  if (leader) {
+    leaders.allgather_blocks_in_place(row_ptr + 1, blocks([](std::int64_t b, std::int64_t e) { return 8 * (e - b); }));
+    for (size_t v = 0; v < static_cast<size_t>(n); ++v) row_ptr[v + 1] += row_ptr[v];
+  }
+  sync();
+  // This rank's rows, linked to their targets' rows anywhere in the graph.
+  const auto at = static_cast<size_t>(row_ptr[g.first()]);
+  size_t k = at;
+  write_rows(g, o, [&](const HopArc& a, double sum) {
+    if (weighted) cumulative[k] = sum;
+    arcs[k++] = a;
+  });
+  link_targets(arcs + at, k - at, row_ptr, 0, n);
+  sync();
+  if (leader) {
+    const auto arc_bytes = [&](std::int64_t bytes_per_arc) {
+      return blocks([&](std::int64_t b, std::int64_t e) { return bytes_per_arc * (row_ptr[e] - row_ptr[b]); });
+    };
+    leaders.allgather_blocks_in_place(arcs, arc_bytes(kWalkArcBytes));
+    if (weighted) leaders.allgather_blocks_in_place(cumulative, arc_bytes(8));
+  }
+  sync();
+  arc_data_ = arcs;
+  row_data_ = row_ptr;
+  cumulative_data_ = cumulative;
+  id_data_ = nullptr;  // no rank walks another's start rows across hosts
+}
+
+bool replicates_walk_table(const DistributedGraph& g) {
+  if (!g.replicate_walk_table || g.comm->size() == 1) return false;
+  return !g.hosts || g.hosts->count() > 1;
+}
+
 double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o) {
+  if (replicates_walk_table(g)) {
+    const auto nodes = static_cast<double>(g.n_global());
+    const double arcs = static_cast<double>(g.n_arcs_global) + (o.weights == WeightMode::combinatorial ? nodes : 0.0);
+    const double host_ranks = g.hosts && g.hosts->size() > 1 ? g.hosts->size() : 1;
+    return (kWalkArcBytes * arcs + (o.step == StepRule::weighted ? 8 * arcs : 0) + 8 * (nodes + 1)) / host_ranks;
+  }
   const auto rows = static_cast<double>(g.n_local());
   const double arcs = static_cast<double>(g.col.size()) + (o.weights == WeightMode::combinatorial ? rows : 0.0);
   const bool shared_ids = g.hosts && g.hosts->size() > 1 && g.hosts->count() == 1;

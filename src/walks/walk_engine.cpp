@@ -67,6 +67,7 @@ class WalkSimulation {
     cumulative_ = table->cumulative();
     host_first_ = table->first();
     host_end_ = table->end();
+    replicated_ = table->replicated();
     if (g.hosts && g.hosts->size() > 1) hosts_ = g.hosts.get();
     histogram_.assign(static_cast<size_t>(o.max_length) + 1, 0);
     if (limits.deposit_endpoints && !sink) throw Error("run_walks: deposit_endpoints needs a deposit sink");
@@ -936,9 +937,13 @@ class WalkSimulation {
     }
   }
 
-  // Walks ending anywhere on the host were counted here by their node; each owner takes the host's sums for its
-  // nodes (integers: exact in any order).
+  // Walks ending anywhere on the host (the whole graph when it is replicated) were counted here by their node;
+  // each owner takes the sums for its nodes (integers: exact in any order).
   std::vector<std::int64_t> owned_endpoint_counts() {
+    if (limits_.count_endpoints && replicated_) {
+      const std::vector<std::int64_t> all = g_.comm->sum(std::move(endpoint_counts_));
+      return std::vector<std::int64_t>(all.begin() + first_, all.begin() + last_);
+    }
     if (!limits_.count_endpoints || !hosts_) return std::move(endpoint_counts_);
     const std::vector<std::int64_t> host_counts = hosts_->host().sum(std::move(endpoint_counts_));
     const auto begin = host_counts.begin() + static_cast<std::ptrdiff_t>(first_ - host_first_);
@@ -1031,6 +1036,7 @@ class WalkSimulation {
   const double* cumulative_ = nullptr;
   std::int64_t first_ = 0, last_ = 0;            // this rank's nodes (its start rows)
   std::int64_t host_first_ = 0, host_end_ = 0;   // its host's nodes (the arc table's)
+  bool replicated_ = false;                       // the table holds the whole graph: walkers never leave the host
   const HostTopology* hosts_ = nullptr;           // when this rank shares its host with others
   std::array<Lane, kLanes> lanes_{};
 

@@ -28,6 +28,9 @@ struct DistributedGraph {
   std::shared_ptr<const HostTopology> hosts;
   BlockDistribution dist;                      // owned global index range of each rank
   std::int64_t n_edges_global = 0;             // undirected edges (kept self-loops included)
+  std::int64_t n_arcs_global = 0;              // entries of all ranks' rows (col.size() summed)
+  // Walks read the whole graph on every host (GraphOptions::replicate_graph): set by the loaders.
+  bool replicate_walk_table = false;
   std::vector<std::int64_t> original_id;       // per owned node: id in the input (string ids: canonical index)
   // String ids (or GML node labels): node names in canonical order, one consecutive block per rank in rank
   // order (the loader's blocks, not the owned rows): rank r holds the names of canonical indices

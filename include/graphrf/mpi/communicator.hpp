@@ -162,6 +162,10 @@ class Communicator {
   // Tells each rank how many elements every other rank will send it.
   Counts exchange_counts(const Counts& send_counts) const;
 
+  // Every rank holds `data` laid out as consecutive blocks, rank r's of block_bytes[r] bytes, and has written its
+  // own: afterwards every rank holds all of them. One chunked broadcast per rank (no int count limit).
+  void allgather_blocks_in_place(void* data, const Counts& block_bytes) const;
+
   // Largest message (bytes) sent in one MPI call by the chunked paths. Tests lower it to exercise chunking.
   static void set_max_message_bytes(std::int64_t bytes);
   static std::int64_t max_message_bytes();

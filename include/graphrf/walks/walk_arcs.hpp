@@ -14,6 +14,10 @@
 // host in shared memory: each rank writes its own rows, and an arc's target row is linked wherever on the host
 // it lies, so a walker crosses between the host's ranks without leaving its lane. Building it is then
 // collective over the host.
+//
+// With the graph replicated (GraphOptions::replicate_graph) and several hosts, every host's table covers the whole
+// graph: each rank writes and links its own rows at their place in it, and one rank per host exchanges its host's
+// rows with the other hosts. Walkers then never leave their host; building is collective over all ranks.
 #include <cstdint>
 #include <vector>
 
@@ -37,7 +41,8 @@ constexpr int kWalkArcBytes = sizeof(HopArc);
 // Bytes of this rank's part of the table for walks on `g` under `o`: its rows' arcs (the graph's, and a self-loop
 // per row under --weights combinatorial), their cumulative weights for weighted steps and row pointers, and, when
 // the run is one host of several ranks, the rows' original ids. On a host of several ranks it is this rank's
-// slice of the host's shared table, so the host's table counts once over its ranks.
+// slice of the host's shared table, so the host's table counts once over its ranks. A replicated graph's table
+// counts whole on every host, shared out over the host's ranks.
 double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o);
 
 class WalkArcs {
@@ -49,8 +54,11 @@ class WalkArcs {
 
   // Whether walks on `g` under `o` may use this table (same graph, weights, step rule, scale, d_max).
   bool serves(const DistributedGraph& g, const WalkOptions& o) const;
+  // Whether the table is the whole graph's on a run of several hosts (walkers never leave their host).
+  bool replicated() const { return replicated_; }
 
-  // The host's nodes: global indices first() .. end() (this rank's alone when it is its own host).
+  // The host's nodes: global indices first() .. end() (this rank's alone when it is its own host, all of them when
+  // the graph is replicated).
   std::int64_t first() const { return first_; }
   std::int64_t end() const { return end_; }
   const HopArc* arcs() const { return arc_data_; }
@@ -65,6 +73,7 @@ class WalkArcs {
  private:
   void build_own(const DistributedGraph& g, const WalkOptions& o);
   void build_shared(const DistributedGraph& g, const WalkOptions& o);
+  void build_replicated(const DistributedGraph& g, const WalkOptions& o);
 
   const DistributedGraph* graph_;
   WeightMode weights_;
@@ -85,6 +94,11 @@ class WalkArcs {
   const double* cumulative_data_ = nullptr;
   const std::int64_t* id_data_ = nullptr;
   double build_seconds_ = 0;
+  bool replicated_ = false;
 };
+
+// Whether walks on `g` use a replicated table: asked for, and the run has several hosts (one host's table covers
+// the whole graph anyway).
+bool replicates_walk_table(const DistributedGraph& g);
 
 }  // namespace graphrf

@@ -1,0 +1,92 @@
+"""End-to-end: --replicate-graph keeps every walker on its host and changes nothing in a file.
+
+With the graph replicated, every host holds the whole graph's walk table, so no hop crosses hosts. grf (i.i.d.
+and repelling), pagerank (a graph whose isolated nodes make walkers teleport), attention, gp and wavelet run with
+--replicate-graph at np 2 and np 4 with every rank its own host and at np 3 as hosts of 2 + 1, and each file is
+compared by h5diff with the same command's file at the same rank count on the message path (--host-size 1, the
+graph partitioned), allowing no difference (launch descriptions excluded: root attributes, /config, /launch).
+The log says the graph is replicated and that no hop crossed hosts; the memory estimate grows by the rest of the
+table, and a run that fits --memory-limit partitioned but not replicated is refused before any work, writing
+nothing.
+"""
+
+import os
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+import graphrf_e2e as e2e
+
+EXCLUDE = ["--exclude-attribute", "/", "--exclude-path", "/config", "--exclude-path", "/launch"]
+GRID = "grid:7x9"
+COMMANDS = {
+    "grf": ["grf", "--graph", GRID, "--walkers", "6", "--p-halt", "0.2", "--max-length", "12", "--seed", "5",
+            "--by-length"],
+    "grf_repelling": ["grf", "--graph", "random:70:4:3", "--walkers", "4", "--p-halt", "0.15", "--coupling",
+                      "repelling", "--seed", "2", "--partition", "metis"],
+    # A third of the nodes isolated: walkers teleport, through the rank that holds their target's canonical index.
+    "pagerank_teleports": ["pagerank", "--graph", "random:60:1:1", "--walkers", "16"],
+    "attention": ["attention", "--graph", GRID, "--walkers", "6", "--p-halt", "0.3", "--seed", "4"],
+    "gp": ["gp", "--graph", GRID, "--synthetic", "0.3", "--test-fraction", "0.2", "--iterations", "2",
+           "--walkers", "6"],
+    "wavelet": ["wavelet", "--graph", GRID, "--embedding-dim", "6", "--seed", "3"],  # no walks: unchanged
+}
+LAUNCHES = [(2, "1"), (3, "2"), (4, "1")]
+
+
+def h5diff(a, b):
+    r = subprocess.run(["h5diff", "-r"] + EXCLUDE + [a, b], capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 1), "h5diff failed: %s %s\n%s%s" % (a, b, r.stdout, r.stderr)
+    return "" if r.returncode == 0 else "%s vs %s:\n%s" % (a, b, r.stdout[-2000:])
+
+
+def launch(d, command, np_, host_size, replicate):
+    out = os.path.join(d, "%s-%d-%s-%s.h5" % (command, np_, host_size, "replicated" if replicate else "apart"))
+    args = COMMANDS[command] + ["--host-size", host_size, "--out", out] + (["--replicate-graph"] if replicate else [])
+    return out, e2e.run(np_, args, timeout=120)
+
+
+def test_files_are_those_of_the_message_path_and_no_hop_crosses_hosts():
+    with e2e.TempDir() as d:
+        jobs = [(c, np_, k, replicate) for c in COMMANDS for np_, k in LAUNCHES for replicate in (False, True)]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = dict(zip(jobs, pool.map(lambda job: launch(d, *job), jobs)))
+        differences = [h5diff(runs[(c, np_, k, False)][0], runs[(c, np_, k, True)][0])
+                       for c in COMMANDS for np_, k in LAUNCHES]
+        differences = [x for x in differences if x]
+        assert not differences, "\n".join(differences)
+
+        def crossed(run):
+            return float(re.search(r"\(([0-9.]+)% crossed hosts\)", run.stdout).group(1))
+        for np_, k in LAUNCHES:
+            apart, replicated = runs[("grf", np_, k, False)][1], runs[("grf", np_, k, True)][1]
+            assert "replicated on every host for walks" in replicated.stdout, replicated.stdout
+            assert "replicated" not in apart.stdout, apart.stdout
+            assert crossed(apart) > 0 and crossed(replicated) == 0.0, (apart.stdout, replicated.stdout)
+
+
+def test_one_host_needs_no_replica():
+    r = e2e.run(2, COMMANDS["grf"] + ["--replicate-graph"])
+    assert "replicated" not in r.stdout, r.stdout  # one host's table holds the whole graph already
+
+
+def memory_estimate(run):
+    return float(re.search(r"memory_estimate_mib=([0-9.]+)", run.stdout).group(1))
+
+
+def test_a_replica_beyond_the_memory_limit_is_refused_before_any_work():
+    graph = ["grf", "--graph", "random:200000:10", "--walkers", "2", "--host-size", "1"]
+    with e2e.TempDir() as d:
+        apart = e2e.run(2, graph + ["--out", os.path.join(d, "apart.h5")])
+        replicated = e2e.run(2, graph + ["--replicate-graph", "--out", os.path.join(d, "replicated.h5")])
+        # The rest of the table: half of 1999952 arcs of 32 bytes, and row pointers, on each rank.
+        grown = memory_estimate(replicated) - memory_estimate(apart)
+        assert 30.0 < grown < 33.0, (apart.stdout, replicated.stdout)
+        limit = "%dM" % int((memory_estimate(apart) + memory_estimate(replicated)) / 2)  # M: MiB
+        e2e.run(2, graph + ["--memory-limit", limit, "--out", os.path.join(d, "fits.h5")])
+        e2e.expect_error(2, graph + ["--replicate-graph", "--memory-limit", limit, "--out", "{out}"],
+                         "--memory-limit", directory=d)
+
+
+if __name__ == "__main__":
+    e2e.main(globals())
