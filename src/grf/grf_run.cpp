@@ -18,7 +18,7 @@ void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const 
            "% crossed hosts), " + std::to_string(s.dead_ends) + " stopped at dead ends, " + std::to_string(s.truncated) +
            " truncated at max-length" +
            (s.rows_walked_by_peers > 0
-                ? ", " + std::to_string(s.rows_walked_by_peers) + " start nodes walked by a host peer for balance"
+                ? ", " + std::to_string(s.rows_walked_by_peers) + " start nodes walked by another rank for balance"
                 : ""));
   if (walk.fixed_length) {
     log.info("truncation  --fixed-length " + std::to_string(walk.max_length) + ": the estimate is of sum_{t<=T} f_t W^t by design; "

@@ -156,26 +156,32 @@ void WalkArcs::build_replicated(const DistributedGraph& g, const WalkOptions& o)
   std::int64_t* row_ptr = nullptr;
   HopArc* arcs = nullptr;
   double* cumulative = nullptr;
+  std::int64_t* ids = nullptr;  // every node's original id: the keys of walks a rank starts for another (row_requests.hpp)
   if (shared) {
     shared_row_ptr_ = SharedArray<std::int64_t>(g.hosts->host(), slice(n + 1));
     shared_arcs_ = SharedArray<HopArc>(g.hosts->host(), slice(all_arcs));
     shared_cumulative_ = SharedArray<double>(g.hosts->host(), weighted ? slice(all_arcs) : 0);
+    shared_ids_ = SharedArray<std::int64_t>(g.hosts->host(), slice(n));
     row_ptr = shared_row_ptr_.data();
     arcs = shared_arcs_.data();
     cumulative = shared_cumulative_.data();
+    ids = shared_ids_.data();
   } else {
     row_ptr_.assign(static_cast<size_t>(n) + 1, 0);
     arcs_.resize(static_cast<size_t>(all_arcs));
     if (weighted) cumulative_.resize(static_cast<size_t>(all_arcs));
+    ids_.resize(static_cast<size_t>(n));
     row_ptr = row_ptr_.data();
     arcs = arcs_.data();
     cumulative = cumulative_.data();
+    ids = ids_.data();
   }
   const auto sync = [&] {
     if (!shared) return;
     shared_row_ptr_.synchronize();
     shared_arcs_.synchronize();
     shared_cumulative_.synchronize();
+    shared_ids_.synchronize();
   };
   // Blocks of the leaders' exchanges: host h's nodes (global indices) node_begin[h] .. node_begin[h + 1].
   // (Hosts differ in size: np 3 as hosts of 2 + 1.)
@@ -193,9 +199,12 @@ void WalkArcs::build_replicated(const DistributedGraph& g, const WalkOptions& o)
   // Row pointers: every row's length at its place, exchanged, then summed.
   if (leader) row_ptr[0] = 0;
   for (size_t i = 0; i < n_mine; ++i) row_ptr[static_cast<size_t>(g.first()) + i + 1] = row_length(g, o, i);
+  std::copy(g.original_id.begin(), g.original_id.end(), ids + g.first());
   sync();
   if (leader) {
-    leaders.allgather_blocks_in_place(row_ptr + 1, blocks([](std::int64_t b, std::int64_t e) { return 8 * (e - b); }));
+    const Counts node_bytes = blocks([](std::int64_t b, std::int64_t e) { return 8 * (e - b); });
+    leaders.allgather_blocks_in_place(row_ptr + 1, node_bytes);
+    leaders.allgather_blocks_in_place(ids, node_bytes);
     for (size_t v = 0; v < static_cast<size_t>(n); ++v) row_ptr[v + 1] += row_ptr[v];
   }
   sync();
@@ -219,7 +228,7 @@ void WalkArcs::build_replicated(const DistributedGraph& g, const WalkOptions& o)
   arc_data_ = arcs;
   row_data_ = row_ptr;
   cumulative_data_ = cumulative;
-  id_data_ = nullptr;  // no rank walks another's start rows across hosts
+  id_data_ = ids;
 }
 
 bool replicates_walk_table(const DistributedGraph& g) {
@@ -232,7 +241,7 @@ double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o) {
     const auto nodes = static_cast<double>(g.n_global());
     const double arcs = static_cast<double>(g.n_arcs_global) + (o.weights == WeightMode::combinatorial ? nodes : 0.0);
     const double host_ranks = g.hosts && g.hosts->size() > 1 ? g.hosts->size() : 1;
-    return (kWalkArcBytes * arcs + (o.step == StepRule::weighted ? 8 * arcs : 0) + 8 * (nodes + 1)) / host_ranks;
+    return (kWalkArcBytes * arcs + (o.step == StepRule::weighted ? 8 * arcs : 0) + 16 * nodes + 8) / host_ranks;
   }
   const auto rows = static_cast<double>(g.n_local());
   const double arcs = static_cast<double>(g.col.size()) + (o.weights == WeightMode::combinatorial ? rows : 0.0);

@@ -13,6 +13,7 @@
 #include "graphrf/mpi/counted_termination.hpp"
 #include "graphrf/walks/load_factors.hpp"
 #include "graphrf/walks/repelling_packs.hpp"
+#include "graphrf/walks/row_requests.hpp"
 #include "graphrf/walks/start_row_claims.hpp"
 #include "graphrf/walks/walk_hop.hpp"
 
@@ -23,6 +24,8 @@ namespace {
 constexpr int kWalkerTag = 7401;
 constexpr int kDepositTag = 7402;
 constexpr int kCongestionTag = 7403;
+constexpr int kRowRequestTag = 7404;
+constexpr int kRowGrantTag = 7405;
 // A deposit with this column is a completion record: a walker from start row .row ended after .step hops.
 constexpr std::int64_t kWalkerFinished = -1;
 // Walker and deposit batches leave at least this often while busy, not only when full: a row is built only
@@ -41,6 +44,15 @@ struct CongestionNotice {
   std::int32_t congested;
 };
 
+// With a replicated graph, a rank out of start rows asks another for some (row_requests.hpp) and is answered with
+// rows begin .. end - 1 of the owner's (none: begin == end).
+struct RowRequest {
+  std::int64_t min_rows, max_rows;
+};
+struct RowGrant {
+  std::int64_t begin, end;
+};
+
 struct Walker {
   std::int64_t start_id;  // original id of the start node: the key of every random draw
   std::int64_t start;     // global index of the start node: where deposits go
@@ -57,7 +69,8 @@ class WalkSimulation {
       : g_(g), o_(o), iid_(o.halt_probability()), compensation_(halting_compensation(o)), log_(log),
         limits_(limits), sink_(sink), p_(g.comm->size()), exchange_(*g.comm),
         walkers_out_(exchange_, kWalkerTag, limits.walker_batch), deposits_out_(exchange_, kDepositTag, limits.deposit_batch),
-        notices_out_(exchange_, kCongestionTag, 1),
+        notices_out_(exchange_, kCongestionTag, 1), requests_out_(exchange_, kRowRequestTag, 1),
+        grants_out_(exchange_, kRowGrantTag, 1),
         total_walkers_(count_walkers()), termination_(exchange_.comm(), total_walkers_, 3) {
     first_ = g.first();
     last_ = first_ + g.n_local();
@@ -77,14 +90,16 @@ class WalkSimulation {
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(host_end_ - host_first_), 0);
     if (o.teleport_dangling) build_teleport_table();
     start_ids_ = table->original_ids();
-    if (shares_start_rows()) claims_.emplace(hosts_->host(), g.n_local());
+    if (shares_start_rows() && replicated_) requests_.emplace(g.comm->rank(), p_, g.n_local());
+    else if (shares_start_rows()) claims_.emplace(hosts_->host(), g.n_local());
   }
 
-  // Whether start rows are shared out inside the host (see walk_engine.hpp): the whole run is one host, so no
-  // walker started for a peer leaves it and every visit of its row stays with the rank that walks it. The same
-  // answer on every rank.
+  // Whether start rows are shared out (see walk_engine.hpp): the whole run is one host, or every host holds the
+  // whole graph, so no walker started for another rank leaves the rank that walks it and every visit of its row
+  // stays there. The same answer on every rank.
   bool shares_start_rows() const {
-    if (!hosts_ || hosts_->count() != 1 || repelling_ || o_.start_every != 1 || limits_.deposit_endpoints ||
+    const bool no_walker_leaves = replicated_ || (hosts_ && hosts_->count() == 1);
+    if (!no_walker_leaves || repelling_ || o_.start_every != 1 || limits_.deposit_endpoints ||
         (sink_ && !sink_->builds_peer_rows()))
       return false;
     for (int r = 0; r < p_; ++r)  // claim words hold 32-bit rows
@@ -133,8 +148,11 @@ class WalkSimulation {
     // After the last walker: receive exactly the deposit batches others sent here.
     exchange_.drain(deposits_out_, [&](const Arrival& a) { receive(a); });
     exchange_.drain(notices_out_, [&](const Arrival& a) { receive(a); });
+    // Requests for rows that arrived after the last walker are answered (nothing is left), and the answers taken.
+    exchange_.drain(requests_out_, [&](const Arrival& a) { receive(a); });
+    exchange_.drain(grants_out_, [&](const Arrival& a) { receive(a); });
     WalkResult result;
-    result.own_rows_end = claims_ ? claims_->own_end() : g_.n_local();
+    result.own_rows_end = claims_ ? claims_->own_end() : requests_ ? requests_->own_end() : g_.n_local();
     result.endpoint_counts = owned_endpoint_counts();
     result.stats = global_statistics();
     result.stats.walk_seconds = timer.seconds();
@@ -305,27 +323,38 @@ class WalkSimulation {
   // The next start rows to prepare: all of this rank's at once, or with shared rows a batch of its own, then the
   // back half of a peer's unstarted rows. False when none are left.
   bool next_claim() {
-    if (!claims_) {
+    if (!claims_ && !requests_) {
       if (own_rows_given_) return false;
       own_rows_given_ = true;
       claim_ = Claim{{0, g_.n_local()}, first_, sink_, 0, true};
       return !claim_.rows.empty();
     }
-    const RowRange own = claims_->claim_own(kOwnRowsPerClaim);
+    const RowRange own = claims_ ? claims_->claim_own(kOwnRowsPerClaim) : requests_->claim_own(kOwnRowsPerClaim);
     if (!own.empty()) {
       claim_ = Claim{own, first_, sink_, 0, true};
       return true;
     }
     if (peers_emptied_) return false;
     const std::int64_t room = max_peer_rows() - rows_for_peers_;
-    const std::optional<StartRowClaims::PeerRows> taken =
-        room >= std::max<std::int64_t>(limits_.min_shared_rows, 1) ? claims_->claim_from_peer(limits_.min_shared_rows, room)
-                                                                  : std::nullopt;
+    const bool has_room = room >= std::max<std::int64_t>(limits_.min_shared_rows, 1);
+    std::optional<StartRowClaims::PeerRows> taken;
+    if (requests_) {
+      taken = requests_->take_granted();
+      if (!taken) {
+        // Between hosts a claim is a request answered later: ask (one request at a time) and look again.
+        if (!has_room || requests_->done_asking()) peers_emptied_ = true;
+        else if (const std::optional<int> owner = requests_->ask())
+          requests_out_.append(*owner, RowRequest{limits_.min_shared_rows, room});
+        return false;
+      }
+    } else if (has_room) {
+      taken = claims_->claim_from_peer(limits_.min_shared_rows, room);
+    }
     if (!taken) {  // what peers have left only shrinks, and so does the room: no later attempt could succeed
       peers_emptied_ = true;
       return false;
     }
-    const int owner = hosts_->first_rank(hosts_->index()) + taken->peer;
+    const int owner = requests_ ? taken->peer : hosts_->first_rank(hosts_->index()) + taken->peer;
     const std::int64_t owner_first = g_.dist.first(owner);
     DepositSink* sink = nullptr;
     if (sink_) {
@@ -930,6 +959,16 @@ class WalkSimulation {
       CongestionNotice notice{};
       notices_out_.receive(arrival, &notice);
       congested_peers_ += notice.congested ? 1 : -1;
+    } else if (requests_out_.carries(arrival)) {
+      RowRequest request{};
+      requests_out_.receive(arrival, &request);
+      const RowRange rows = requests_ ? requests_->give(request.min_rows, request.max_rows) : RowRange{};
+      grants_out_.append(arrival.source, RowGrant{rows.begin, rows.end});
+    } else if (grants_out_.carries(arrival)) {
+      RowGrant grant{};
+      grants_out_.receive(arrival, &grant);
+      if (!requests_) throw Error("run_walks: rows granted to a rank that asked for none");
+      requests_->answered(arrival.source, {grant.begin, grant.end});
     } else {
       incoming_.resize(arrival.count<Deposit>());
       deposits_out_.receive(arrival, incoming_.data());
@@ -1027,6 +1066,8 @@ class WalkSimulation {
   BatchChannel<Walker> walkers_out_;
   BatchChannel<Deposit> deposits_out_;
   BatchChannel<CongestionNotice> notices_out_;
+  BatchChannel<RowRequest> requests_out_;
+  BatchChannel<RowGrant> grants_out_;
   const std::int64_t total_walkers_;
   CountedTermination termination_;
   // The arc table (walk_arcs.hpp): the caller's, or built here when it has none for this graph and mode.
@@ -1051,6 +1092,7 @@ class WalkSimulation {
   size_t prepared_head_ = 0, prepared_count_ = 0;
   const std::int64_t* start_ids_ = nullptr;   // the host's nodes' original ids (the arc table's): peers' rows
   std::optional<StartRowClaims> claims_;      // when start rows are shared out inside the host
+  std::optional<RowRequests> requests_;       // when they are shared out between hosts (a replicated graph)
   Claim claim_;                               // rows being prepared
   bool own_rows_given_ = false;               // without claims: this rank's rows went into claim_
   bool peers_emptied_ = false;                // no peer has rows left to take

@@ -4,7 +4,8 @@
 For each graph it runs `graphrf bench-walks` (walk phase and GRF construction, hops per second) and times whole
 runs of `grf`, `attention` (with METIS and with the default block partition), `gp` (a fixed number of
 learning iterations) and `wavelet`, loading and partitioning included, at np 1, at np P with the default hosts (the ranks of this machine share the graph) and
-at np P with `--host-size 1` (every rank its own host: the message path a cluster takes between machines).
+at np P with `--host-size 1` (every rank its own host: the message path a cluster takes between machines), and
+at np P with `--host-size 1 --replicate-graph` (every rank its own host holding the whole graph for walks).
 Each figure is the median of --repeats runs, and a second table gives the best of them; speeds are np-P rate /
 np-1 rate (times: np-1 time / np-P time). On virtual machines that hand freed memory back to the hypervisor, a
 run's first touch of its memory costs a varying amount (reported beside the figures): the best run is the one
@@ -94,20 +95,21 @@ def main():
     ap.add_argument("--scratch", default="/tmp")
     args = ap.parse_args()
     only = args.only.split(",")
-    launches = [("np 1", 1, []), ("np %d" % args.np, args.np, []), ("np %d host-size 1" % args.np, args.np,
-                                                                     ["--host-size", "1"])]
+    launches = [("np 1", 1, []), ("np %d" % args.np, args.np, []),
+                ("np %d host-size 1" % args.np, args.np, ["--host-size", "1"]),
+                ("np %d host-size 1 replicated" % args.np, args.np, ["--host-size", "1", "--replicate-graph"])]
     tables = {"median": [], "best": []}
 
     def add_row(graph, label, values, higher_is_better, shown):
         for statistic, pick in (("median", statistics.median), ("best", max if higher_is_better else min)):
             m = [pick(v) for v in values]
             speed = (lambda a, b: a / b) if higher_is_better else (lambda a, b: b / a)
-            tables[statistic].append("| %s | %s | %s | %.2fx | %.2fx |" % (graph, label, " | ".join(shown(x) for x in m),
-                                                                          speed(m[1], m[0]), speed(m[2], m[0])))
+            tables[statistic].append("| %s | %s | %s | %s |" % (graph, label, " | ".join(shown(x) for x in m),
+                                                                " | ".join("%.2fx" % speed(x, m[0]) for x in m[1:])))
         print(tables["median"][-1], flush=True)
 
     header = ("| graph | figure | " + " | ".join(name for name, _, _ in launches) +
-              " | speed np %d / np 1 | host-size 1 |\n" % args.np + "|---|---|" + "---|" * (len(launches) + 2))
+              " | speed np %d / np 1 | host-size 1 | replicated |\n" % args.np + "|---|---|" + "---|" * (2 * len(launches) - 1))
     print("medians of %d runs" % args.repeats)
     print(header)
     for graph in args.graphs.split(","):
@@ -121,7 +123,8 @@ def main():
                 # slower than the others (a slower core, more work) shows as the others' waits.
                 waits = [" / ".join("%.2f" % statistics.median(float(r[walkers][2][key]) for r in runs[name])
                                     for key in ("walk_wait_max", "grf_wait_max")) for name, _, _ in launches]
-                print("| %s | most waiting rank's share, walk / GRF n %s | %s | | |" % (graph, walkers, " | ".join(waits)),
+                print("| %s | most waiting rank's share, walk / GRF n %s | %s |%s" % (graph, walkers, " | ".join(waits),
+                                                                                    " |" * (len(launches) - 1)),
                       flush=True)
         for command in ("grf", "attention", "attention-block", "gp", "wavelet"):
             if command.split("-")[0] not in only:

@@ -12,13 +12,17 @@
 
 #include "graphrf/grf/combinatorial_laplacian.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
+#include "graphrf/grf/peer_rows.hpp"
 #include "graphrf/walks/walk_arcs.hpp"
 #include "graphrf/walks/walk_engine.hpp"
 #include "mpi_test_support.hpp"
+#include "peer_row_sinks.hpp"
 
 using namespace graphrf;
 using graphrf::testing::quiet_log;
 using graphrf::testing::world;
+using graphrf::testing::HoldRankZeroUntilShared;
 
 namespace {
 
@@ -104,6 +108,7 @@ TEST(ReplicatedWalks, EveryHostTableHoldsEveryRowAsItsOwnerWritesIt) {
       }
       const auto all_rows = gather_all(rows), all_targets = gather_all(targets), all_lengths = gather_all(lengths);
       const auto all_factors = gather_all(factors), all_cumulative = gather_all(cumulative);
+      const auto ids = gather_all(g.original_id);  // by global index
       g.replicate_walk_table = true;
       const WalkArcs table(g, o);
       const bool several_hosts = p > 1 && g.hosts->count() > 1;
@@ -112,6 +117,7 @@ TEST(ReplicatedWalks, EveryHostTableHoldsEveryRowAsItsOwnerWritesIt) {
       ASSERT_EQ(table.first(), 0);
       ASSERT_EQ(table.end(), g.n_global());
       EXPECT_EQ(table.row_ptr()[g.n_global()], std::int64_t(all_rows.size()));
+      for (std::int64_t v = 0; v < g.n_global(); ++v) EXPECT_EQ(table.original_ids()[v], ids[size_t(v)]);
       // Rows in global order, each arc as its owner wrote it, linked to its target's row.
       std::int64_t position = 0;  // of the arc in its row (a row's arcs are consecutive in the gathered lists)
       for (size_t k = 0; k < all_rows.size(); ++k) {
@@ -161,6 +167,46 @@ TEST(ReplicatedWalks, RowsAndStatisticsAreThoseOfTheMessagePathAndNoWalkerLeaves
       }
 }
 
+// A rank out of start rows asks other hosts' ranks for some (row_requests.hpp): with rank 0 holding back all but
+// 16 of its rows until another rank has taken some, every rank count above one shares rows between hosts for
+// certain, and the rows built elsewhere come home bitwise those of the message path, Phi and M_t alike.
+TEST(ReplicatedWalks, RowsWalkedOnOtherHostsForBalanceComeBackBitwise) {
+  const int p = world().size();
+  const WalkOptions o = walk_options(Coupling::iid);
+  const DistributedGraph apart_graph = load("random:2000:4:5", "block", 1, false);
+  const GrfRun apart = compute_grf(apart_graph, diffusion(), o, GrfEstimator::symmetric, quiet_log());
+  const Communicator machine = world().split_shared();  // the tests run on one machine
+  for (int host_size : {1, 2}) {
+    SCOPED_TRACE("host size " + std::to_string(host_size));
+    const DistributedGraph g = load("random:2000:4:5", "block", host_size, true);
+    ASSERT_EQ(g.first(), apart_graph.first());  // block partitions: the same rows on each rank for every host size
+    GrfRowAssembler assembler(g.first(), g.n_local(), o.walkers, apart.f, 64, 0);
+    assembler.build_rows_for_peers();
+    HoldRankZeroUntilShared sink(assembler, machine);
+    WalkLimits limits;
+    limits.min_shared_rows = 8;
+    const WalkResult walks = run_walks(g, o, quiet_log(), limits, &sink);
+    AssembledGrf rows = assembler.finish(walks.own_rows_end);
+    rows = return_peer_rows(world(), std::move(rows), walks.own_rows_end, g.n_local(), assembler.finish_peer_rows());
+    EXPECT_EQ(rows.phi.indptr, apart.phi[0].indptr);
+    EXPECT_EQ(rows.phi.col, apart.phi[0].col);
+    EXPECT_EQ(rows.phi.value, apart.phi[0].value);
+    EXPECT_EQ(rows.by_length.indptr, apart.by_length[0].indptr);
+    EXPECT_EQ(rows.by_length.col, apart.by_length[0].col);
+    EXPECT_EQ(rows.by_length.length, apart.by_length[0].length);
+    EXPECT_EQ(rows.by_length.value, apart.by_length[0].value);
+    EXPECT_EQ(walks.stats.hops, apart.walks[0].hops);
+    EXPECT_EQ(walks.stats.length_histogram, apart.walks[0].length_histogram);
+    EXPECT_EQ(walks.stats.cross_rank_hops, 0);
+    if (p == 1) {
+      EXPECT_EQ(walks.stats.rows_walked_by_peers, 0);
+    } else {
+      EXPECT_GT(walks.stats.rows_walked_by_peers, 0);
+      if (world().rank() == 0) EXPECT_LT(walks.own_rows_end, g.n_local());
+    }
+  }
+}
+
 TEST(ReplicatedWalks, EndpointCountsAndCombinatorialWalksAreThoseOfTheMessagePath) {
   WalkOptions o = walk_options(Coupling::iid);
   o.walkers = 8;
@@ -194,7 +240,8 @@ TEST(ReplicatedWalks, TheMemoryEstimateCountsTheWholeTableOnceAHost) {
     const WalkOptions o;
     const double rank_bytes = walk_table_bytes(g, o);
     const double host_bytes = g.hosts->host().sum(rank_bytes);
-    const double whole = double(kWalkArcBytes) * double(g.n_arcs_global) + 8.0 * double(g.n_global() + 1);
+    // Arcs, row pointers and every node's original id.
+    const double whole = double(kWalkArcBytes) * double(g.n_arcs_global) + 8.0 * double(g.n_global() + 1) + 8.0 * double(g.n_global());
     if (p > 1 && g.hosts->count() > 1) EXPECT_NEAR(host_bytes, whole, 1e-6 * whole);
     // Not replicated: the host's share alone.
     g.replicate_walk_table = false;

@@ -65,8 +65,8 @@ class WalkArcs {
   const std::int64_t* row_ptr() const { return row_data_; }  // per host node (index - first()), into arcs()
   const double* cumulative() const { return cumulative_data_; }  // weighted steps only
   // The host's nodes' original ids (index - first()): the keys of the random draws of walks a rank starts at a
-  // peer's node (start_row_claims.hpp). Null on a host of several ranks when the run has other hosts (no rank
-  // then walks a peer's start nodes).
+  // peer's node (start_row_claims.hpp, row_requests.hpp). Null on a host of several ranks when the run has other
+  // hosts and the graph is not replicated (no rank then walks a peer's start nodes).
   const std::int64_t* original_ids() const { return id_data_; }
   double build_seconds() const { return build_seconds_; }
 
@@ -83,6 +83,7 @@ class WalkArcs {
   // A rank that is its own host: plain (huge-page) arrays.
   HugeVector<HopArc> arcs_;
   HugeVector<std::int64_t> row_ptr_;
+  std::vector<std::int64_t> ids_;  // a replicated graph's, every node's
   std::vector<double> cumulative_;
   // A host of several ranks: the host's table in shared windows, each rank's rows in its slice.
   SharedArray<HopArc> shared_arcs_;

@@ -17,7 +17,9 @@
 // a rank that has run out of its own start rows takes the back half of a peer's unstarted ones, walks them (no
 // walker ever leaves a single host) and puts their visits into the sink the caller gives it for that peer's rows
 // (DepositSink::peer_rows), or none when walkers only move. Sinks that cannot hand rows back (builds_peer_rows()
-// false), endpoint deposits, repelling packs and --start-every keep fixed ranges.
+// false), endpoint deposits, repelling packs and --start-every keep fixed ranges. With a replicated graph (every
+// host's table holds the whole graph, walk_arcs.hpp) no walker leaves any host either, and ranks share out start
+// rows between hosts the same way, by request and answer (row_requests.hpp).
 //
 // The load is the importance weight of Eq. 10 there: after t hops, w~(walk) / p(walk prefix), the product
 // over its hops u -> v of W_uv / P(that hop | the walk so far), i.e. of W_uv deg(u) / (1 - p) for a uniform
