@@ -69,6 +69,7 @@ static DistributedGraph load_point_graph_for_command(const CommandContext& ctx, 
                                             std::to_string(cloud.dim) + ", " + shape,
                                         options.host_size);
   g.replicate_walk_table = options.replicate_graph;
+  check_replica_fits(g, options.memory_limit);
   return g;
 }
 

@@ -6,7 +6,9 @@
 #include <limits>
 #include <numeric>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/mpi/log.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/mpi/phase_progress.hpp"
 #include "graphrf/mpi/request_reply.hpp"
 #include "graphrf/core/sorted_unique.hpp"
@@ -351,12 +353,28 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
   return g;
 }
 
+bool DistributedGraph::replicates_walks() const {
+  if (!replicate_walk_table || comm->size() == 1) return false;
+  return !hosts || hosts->count() > 1;
+}
+
+double replica_bytes_per_rank(const DistributedGraph& g) {
+  if (!g.replicates_walks()) return 0;
+  const double host_ranks = g.hosts && g.hosts->size() > 1 ? g.hosts->size() : 1;
+  return (32.0 * static_cast<double>(g.n_arcs_global) + 16.0 * static_cast<double>(g.n_global())) / host_ranks;
+}
+
+void check_replica_fits(const DistributedGraph& g, std::uint64_t memory_limit_option) {
+  if (!g.replicates_walks()) return;
+  check_memory_fits(*g.comm, g.array_bytes() + replica_bytes_per_rank(g), memory_limit_per_rank(*g.comm, memory_limit_option),
+                    "--replicate-graph (every host keeps the whole graph's walk table, here " +
+                        format_bytes(replica_bytes_per_rank(g)) + " a rank)");
+}
+
 std::string graph_summary(const DistributedGraph& g) {
   return g.report.source + ": " + std::to_string(g.n_global()) + " nodes, " + std::to_string(g.n_edges_global) +
          " edges, partition " + g.partitioner + " on " + std::to_string(g.comm->size()) + " ranks" +
-         (g.replicate_walk_table && g.comm->size() > 1 && (!g.hosts || g.hosts->count() > 1)
-              ? ", replicated on every host for walks"
-              : "");
+         (g.replicates_walks() ? ", replicated on every host for walks" : "");
 }
 
 namespace {
@@ -439,6 +457,7 @@ DistributedGraph load_graph(const Communicator& comm, const GraphOptions& option
   DistributedGraph g = partition_and_distribute(comm, std::move(canonical), options.partition, options.host_size, slow,
                                                 options.memory_limit);
   g.replicate_walk_table = options.replicate_graph;
+  check_replica_fits(g, options.memory_limit);
   return g;
 }
 

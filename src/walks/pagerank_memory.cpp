@@ -14,7 +14,7 @@ PageRankMemory estimate_pagerank_memory(const DistributedGraph& g, const WalkOpt
   m.graph_bytes = g.array_bytes();
   // End points are counted for every node of the rank's host (a walker ends wherever on the host it stops), every
   // node when the graph is replicated (twice: the counts and their sum over the ranks).
-  const auto host_nodes = replicates_walk_table(g) ? 2 * nodes : static_cast<double>(g.n_global() - g.nodes_on_other_hosts());
+  const auto host_nodes = g.replicates_walks() ? 2 * nodes : static_cast<double>(g.n_global() - g.nodes_on_other_hosts());
   // A dangling node's walker jumps to a uniform node: each rank holds the global index of a block of N / P
   // canonical indices, built from an all-to-all of (canonical, global) pairs (16 per own node sent, 16 per block
   // node received).

@@ -53,7 +53,7 @@ WalkArcs::WalkArcs(const DistributedGraph& g, const WalkOptions& o)
   if (o.weights == WeightMode::combinatorial && !(o.max_degree > 0.0))
     throw Error("run_walks: --weights combinatorial needs d_max (bind_combinatorial_laplacian)");
   Timer timer;
-  if (replicates_walk_table(g)) build_replicated(g, o);
+  if (g.replicates_walks()) build_replicated(g, o);
   else if (g.hosts && g.hosts->size() > 1) build_shared(g, o);
   else build_own(g, o);
   build_seconds_ = timer.seconds();
@@ -231,13 +231,8 @@ void WalkArcs::build_replicated(const DistributedGraph& g, const WalkOptions& o)
   id_data_ = ids;
 }
 
-bool replicates_walk_table(const DistributedGraph& g) {
-  if (!g.replicate_walk_table || g.comm->size() == 1) return false;
-  return !g.hosts || g.hosts->count() > 1;
-}
-
 double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o) {
-  if (replicates_walk_table(g)) {
+  if (g.replicates_walks()) {
     const auto nodes = static_cast<double>(g.n_global());
     const double arcs = static_cast<double>(g.n_arcs_global) + (o.weights == WeightMode::combinatorial ? nodes : 0.0);
     const double host_ranks = g.hosts && g.hosts->size() > 1 ? g.hosts->size() : 1;

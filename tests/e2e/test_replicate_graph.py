@@ -7,7 +7,7 @@ compared by h5diff with the same command's file at the same rank count on the me
 graph partitioned), allowing no difference (launch descriptions excluded: root attributes, /config, /launch).
 The log says the graph is replicated and that no hop crossed hosts; the memory estimate grows by the rest of the
 table, and a run that fits --memory-limit partitioned but not replicated is refused before any work, writing
-nothing.
+nothing (by the command's estimate, or by loading when the graph and its replica alone do not fit).
 """
 
 import os
@@ -86,6 +86,12 @@ def test_a_replica_beyond_the_memory_limit_is_refused_before_any_work():
         e2e.run(2, graph + ["--memory-limit", limit, "--out", os.path.join(d, "fits.h5")])
         e2e.expect_error(2, graph + ["--replicate-graph", "--memory-limit", limit, "--out", "{out}"],
                          "--memory-limit", directory=d)
+        # Loading checks the replica itself before building it: the graph's arrays (about 43 MiB a rank here) fit
+        # 80 MiB, with the whole table's 64 MiB a rank they do not.
+        info = ["info", "--graph", "random:200000:10", "--host-size", "1", "--memory-limit", "80M"]
+        e2e.run(2, info)
+        e2e.expect_error(2, info + ["--replicate-graph", "--out", "{out}"], "--replicate-graph", "--memory-limit",
+                         "64.1 MiB a rank", directory=d)
 
 
 if __name__ == "__main__":

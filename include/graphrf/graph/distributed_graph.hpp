@@ -31,6 +31,9 @@ struct DistributedGraph {
   std::int64_t n_arcs_global = 0;              // entries of all ranks' rows (col.size() summed)
   // Walks read the whole graph on every host (GraphOptions::replicate_graph): set by the loaders.
   bool replicate_walk_table = false;
+  // Whether walks on this graph use a replicated table: asked for, and the run has several hosts (one host's table
+  // covers the whole graph anyway).
+  bool replicates_walks() const;
   std::vector<std::int64_t> original_id;       // per owned node: id in the input (string ids: canonical index)
   // String ids (or GML node labels): node names in canonical order, one consecutive block per rank in rank
   // order (the loader's blocks, not the owned rows): rank r holds the names of canonical indices
@@ -75,6 +78,13 @@ struct DistributedGraph {
 
 // Relabels the canonical graph by `part` (one part per rank) and moves every row to its owner. Collective.
 DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph, const std::vector<int>& part);
+
+// With walks replicated: this rank's share of its host's copy of the whole graph's walk table (walk_arcs.hpp: 32 B
+// an arc, 16 B a node, at least: weighted steps and combinatorial weights add more), checked with the graph's own
+// arrays against the run's memory limit (memory_limit_per_rank of `memory_limit_option`) before any of it is
+// built. Collective.
+double replica_bytes_per_rank(const DistributedGraph& g);
+void check_replica_fits(const DistributedGraph& g, std::uint64_t memory_limit_option);
 
 // One line for logs: source, nodes, edges, partitioner and rank count.
 std::string graph_summary(const DistributedGraph& g);

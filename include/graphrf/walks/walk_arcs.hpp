@@ -98,8 +98,4 @@ class WalkArcs {
   bool replicated_ = false;
 };
 
-// Whether walks on `g` use a replicated table: asked for, and the run has several hosts (one host's table covers
-// the whole graph anyway).
-bool replicates_walk_table(const DistributedGraph& g);
-
 }  // namespace graphrf
