@@ -12,32 +12,16 @@ nothing (by the command's estimate, or by loading when the graph and its replica
 
 import os
 import re
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import graphrf_e2e as e2e
+from test_host_size import COMMANDS as HOST_SIZE_COMMANDS, h5diff
 
-EXCLUDE = ["--exclude-attribute", "/", "--exclude-path", "/config", "--exclude-path", "/launch"]
-GRID = "grid:7x9"
-COMMANDS = {
-    "grf": ["grf", "--graph", GRID, "--walkers", "6", "--p-halt", "0.2", "--max-length", "12", "--seed", "5",
-            "--by-length"],
-    "grf_repelling": ["grf", "--graph", "random:70:4:3", "--walkers", "4", "--p-halt", "0.15", "--coupling",
-                      "repelling", "--seed", "2", "--partition", "metis"],
-    # A third of the nodes isolated: walkers teleport, through the rank that holds their target's canonical index.
-    "pagerank_teleports": ["pagerank", "--graph", "random:60:1:1", "--walkers", "16"],
-    "attention": ["attention", "--graph", GRID, "--walkers", "6", "--p-halt", "0.3", "--seed", "4"],
-    "gp": ["gp", "--graph", GRID, "--synthetic", "0.3", "--test-fraction", "0.2", "--iterations", "2",
-           "--walkers", "6"],
-    "wavelet": ["wavelet", "--graph", GRID, "--embedding-dim", "6", "--seed", "3"],  # no walks: unchanged
-}
+# The host-size test's commands (the same tiny graphs and options), the repelling one also under METIS.
+COMMANDS = {name: HOST_SIZE_COMMANDS[name]
+            for name in ("grf", "grf_repelling", "pagerank_teleports", "attention", "gp", "wavelet")}  # wavelet: no walks
+COMMANDS["grf_repelling_metis"] = HOST_SIZE_COMMANDS["grf_repelling"] + ["--partition", "metis"]
 LAUNCHES = [(2, "1"), (3, "2"), (4, "1")]
-
-
-def h5diff(a, b):
-    r = subprocess.run(["h5diff", "-r"] + EXCLUDE + [a, b], capture_output=True, text=True, timeout=60)
-    assert r.returncode in (0, 1), "h5diff failed: %s %s\n%s%s" % (a, b, r.stdout, r.stderr)
-    return "" if r.returncode == 0 else "%s vs %s:\n%s" % (a, b, r.stdout[-2000:])
 
 
 def launch(d, command, np_, host_size, replicate):

@@ -20,64 +20,19 @@
 #include "graphrf/walks/walk_engine.hpp"
 #include "mpi_test_support.hpp"
 #include "peer_row_sinks.hpp"
+#include "walk_test_support.hpp"
 
 using namespace graphrf;
+using graphrf::testing::diffusion;
+using graphrf::testing::load_on_hosts;
 using graphrf::testing::quiet_log;
+using graphrf::testing::rows_by_id;
+using graphrf::testing::walk_options;
 using graphrf::testing::world;
 using graphrf::testing::AssemblerSink;
 using graphrf::testing::HoldRankZeroUntilShared;
 
 namespace {
-
-DistributedGraph load_on_hosts(const std::string& graph, const std::string& partition, int host_size) {
-  GraphOptions o;
-  o.graph = graph;
-  o.partition = partition;
-  o.host_size = host_size;
-  return load_graph(world(), o);
-}
-
-// Every rank's rows gathered on every rank, keyed by (row, column) original ids: the same whatever the partition.
-std::map<std::pair<std::int64_t, std::int64_t>, double> rows_by_id(const DistributedGraph& g, const SparseRows& phi) {
-  struct Entry {
-    std::int64_t row, col;
-    double value;
-  };
-  // Columns are global indices; their ids come from a gathered index -> id table (tiny graphs).
-  const Communicator& comm = *g.comm;
-  std::vector<std::int64_t> mine(g.original_id.begin(), g.original_id.end());
-  Counts counts(size_t(comm.size()), std::int64_t(mine.size()));
-  std::vector<std::int64_t> send;
-  for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), mine.begin(), mine.end());
-  const std::vector<std::int64_t> id_of = comm.alltoallv(send, counts);  // by global index
-  std::vector<Entry> local, out;
-  for (std::int64_t i = 0; i < phi.n_local(); ++i)
-    for (auto k = phi.indptr[size_t(i)]; k < phi.indptr[size_t(i) + 1]; ++k)
-      local.push_back({g.original_id[size_t(i)], id_of[size_t(phi.col[size_t(k)])], phi.value[size_t(k)]});
-  Counts entry_counts(size_t(comm.size()), std::int64_t(local.size()));
-  std::vector<Entry> entries;
-  for (int r = 0; r < comm.size(); ++r) entries.insert(entries.end(), local.begin(), local.end());
-  std::map<std::pair<std::int64_t, std::int64_t>, double> by_id;
-  for (const Entry& e : comm.alltoallv(entries, entry_counts)) by_id[{e.row, e.col}] = e.value;
-  return by_id;
-}
-
-WalkOptions walk_options(Coupling coupling) {
-  WalkOptions o;
-  o.walkers = 4;
-  o.p_halt = 0.15;
-  o.max_length = 40;
-  o.seed = 9;
-  o.coupling = coupling;
-  return o;
-}
-
-KernelSpec diffusion() {
-  KernelSpec k;
-  k.kind = KernelKind::diffusion;
-  k.beta = 0.8;
-  return k;
-}
 
 struct HostRun {
   std::map<std::pair<std::int64_t, std::int64_t>, double> rows;

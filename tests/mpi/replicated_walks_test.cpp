@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "graphrf/core/error.hpp"
-
 #include "graphrf/grf/combinatorial_laplacian.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
 #include "graphrf/grf/grf_row_assembler.hpp"
@@ -18,76 +17,25 @@
 #include "graphrf/walks/walk_engine.hpp"
 #include "mpi_test_support.hpp"
 #include "peer_row_sinks.hpp"
+#include "walk_test_support.hpp"
 
 using namespace graphrf;
-using graphrf::testing::quiet_log;
-using graphrf::testing::world;
+using graphrf::testing::diffusion;
+using graphrf::testing::gather_all;
 using graphrf::testing::HoldRankZeroUntilShared;
+using graphrf::testing::load_on_hosts;
+using graphrf::testing::quiet_log;
+using graphrf::testing::rows_by_id;
+using graphrf::testing::walk_options;
+using graphrf::testing::world;
 
-namespace {
-
-DistributedGraph load(const std::string& graph, const std::string& partition, int host_size, bool replicate) {
-  GraphOptions o;
-  o.graph = graph;
-  o.partition = partition;
-  o.host_size = host_size;
-  o.replicate_graph = replicate;
-  return load_graph(world(), o);
-}
-
-// Every rank's value gathered on every rank (tiny graphs only).
-template <class T>
-std::vector<T> gather_all(const std::vector<T>& mine) {
-  const Communicator& comm = world();
-  std::vector<T> send;
-  for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), mine.begin(), mine.end());
-  return comm.alltoallv(send, Counts(size_t(comm.size()), std::int64_t(mine.size())));
-}
-
-// Rows keyed by (row, column) original ids: the same whatever the partition.
-std::map<std::pair<std::int64_t, std::int64_t>, double> rows_by_id(const DistributedGraph& g, const SparseRows& phi) {
-  const std::vector<std::int64_t> id_of = gather_all(g.original_id);  // by global index
-  std::vector<std::int64_t> rows, cols;
-  std::vector<double> values;
-  for (std::int64_t i = 0; i < phi.n_local(); ++i)
-    for (auto k = phi.indptr[size_t(i)]; k < phi.indptr[size_t(i) + 1]; ++k) {
-      rows.push_back(g.original_id[size_t(i)]);
-      cols.push_back(id_of[size_t(phi.col[size_t(k)])]);
-      values.push_back(phi.value[size_t(k)]);
-    }
-  const auto all_rows = gather_all(rows), all_cols = gather_all(cols);
-  const auto all_values = gather_all(values);
-  std::map<std::pair<std::int64_t, std::int64_t>, double> by_id;
-  for (size_t k = 0; k < all_rows.size(); ++k) by_id[{all_rows[k], all_cols[k]}] = all_values[k];
-  return by_id;
-}
-
-WalkOptions walk_options(Coupling coupling, StepRule step = StepRule::uniform) {
-  WalkOptions o;
-  o.walkers = 4;
-  o.p_halt = 0.15;
-  o.max_length = 40;
-  o.seed = 11;
-  o.coupling = coupling;
-  o.step = step;
-  return o;
-}
-
-KernelSpec diffusion() {
-  KernelSpec k;
-  k.kind = KernelKind::diffusion;
-  k.beta = 0.8;
-  return k;
-}
-
-}  // namespace
 
 TEST(ReplicatedWalks, EveryHostTableHoldsEveryRowAsItsOwnerWritesIt) {
   const int p = world().size();
   for (int host_size : {1, 2, 0}) {
     for (StepRule step : {StepRule::uniform, StepRule::weighted}) {
       SCOPED_TRACE("host size " + std::to_string(host_size) + (step == StepRule::weighted ? " weighted" : ""));
-      DistributedGraph g = load("random:70:4:2", "metis", host_size, false);
+      DistributedGraph g = load_on_hosts("random:70:4:2", "metis", host_size, false);
       WalkOptions o;
       o.step = step;
       // The owners' rows from tables of their own (the partitioned graph), gathered: (row, target, factor, length).
@@ -151,13 +99,13 @@ TEST(ReplicatedWalks, RowsAndStatisticsAreThoseOfTheMessagePathAndNoWalkerLeaves
         SCOPED_TRACE(partition + " " + coupling_name(coupling) + (step == StepRule::weighted ? " weighted" : "") +
                      (limits.walker_batch == 1 ? " tiny batches" : ""));
         const WalkOptions o = walk_options(coupling, step);
-        const DistributedGraph apart = load("random:80:4:5", partition, 1, false);
+        const DistributedGraph apart = load_on_hosts("random:80:4:5", partition, 1, false);
         const GrfRun message = compute_grf(apart, diffusion(), o, GrfEstimator::symmetric, quiet_log(), limits);
         const auto message_rows = rows_by_id(apart, message.phi[0]);
         if (p > 1) EXPECT_GT(message.walks[0].cross_rank_hops, 0);
         for (int host_size : {1, 2, 0}) {
           SCOPED_TRACE("host size " + std::to_string(host_size));
-          const DistributedGraph g = load("random:80:4:5", partition, host_size, true);
+          const DistributedGraph g = load_on_hosts("random:80:4:5", partition, host_size, true);
           const GrfRun run = compute_grf(g, diffusion(), o, GrfEstimator::symmetric, quiet_log(), limits);
           EXPECT_TRUE(rows_by_id(g, run.phi[0]) == message_rows);
           EXPECT_EQ(run.walks[0].hops, message.walks[0].hops);
@@ -173,12 +121,12 @@ TEST(ReplicatedWalks, RowsAndStatisticsAreThoseOfTheMessagePathAndNoWalkerLeaves
 TEST(ReplicatedWalks, RowsWalkedOnOtherHostsForBalanceComeBackBitwise) {
   const int p = world().size();
   const WalkOptions o = walk_options(Coupling::iid);
-  const DistributedGraph apart_graph = load("random:2000:4:5", "block", 1, false);
+  const DistributedGraph apart_graph = load_on_hosts("random:2000:4:5", "block", 1, false);
   const GrfRun apart = compute_grf(apart_graph, diffusion(), o, GrfEstimator::symmetric, quiet_log());
   const Communicator machine = world().split_shared();  // the tests run on one machine
   for (int host_size : {1, 2}) {
     SCOPED_TRACE("host size " + std::to_string(host_size));
-    const DistributedGraph g = load("random:2000:4:5", "block", host_size, true);
+    const DistributedGraph g = load_on_hosts("random:2000:4:5", "block", host_size, true);
     ASSERT_EQ(g.first(), apart_graph.first());  // block partitions: the same rows on each rank for every host size
     GrfRowAssembler assembler(g.first(), g.n_local(), o.walkers, apart.f, 64, 0);
     assembler.build_rows_for_peers();
@@ -212,7 +160,7 @@ TEST(ReplicatedWalks, EndpointCountsAndCombinatorialWalksAreThoseOfTheMessagePat
   o.walkers = 8;
   WalkLimits limits;
   limits.count_endpoints = true;
-  const DistributedGraph apart = load("random:80:4:5", "block", 1, false);
+  const DistributedGraph apart = load_on_hosts("random:80:4:5", "block", 1, false);
   const std::vector<std::int64_t> expected = run_walks(apart, o, quiet_log(), limits).endpoint_counts;
   // Under --weights combinatorial every row has a self-loop: rows one longer than the graph's.
   WalkOptions combinatorial = walk_options(Coupling::iid);
@@ -223,7 +171,7 @@ TEST(ReplicatedWalks, EndpointCountsAndCombinatorialWalksAreThoseOfTheMessagePat
       rows_by_id(apart, compute_grf(apart, kernel, combinatorial, GrfEstimator::symmetric, quiet_log()).phi[0]);
   for (int host_size : {1, 2, 0}) {
     SCOPED_TRACE("host size " + std::to_string(host_size));
-    const DistributedGraph g = load("random:80:4:5", "block", host_size, true);  // block: the same rows on each rank
+    const DistributedGraph g = load_on_hosts("random:80:4:5", "block", host_size, true);  // block: the same rows on each rank
     const WalkResult r = run_walks(g, o, quiet_log(), limits);
     EXPECT_EQ(r.endpoint_counts, expected);
     EXPECT_EQ(r.stats.cross_rank_hops, 0);
@@ -236,7 +184,7 @@ TEST(ReplicatedWalks, TheMemoryEstimateCountsTheWholeTableOnceAHost) {
   const int p = world().size();
   for (int host_size : {1, 2, 0}) {
     SCOPED_TRACE("host size " + std::to_string(host_size));
-    DistributedGraph g = load("random:90:4:7", "block", host_size, true);
+    DistributedGraph g = load_on_hosts("random:90:4:7", "block", host_size, true);
     const WalkOptions o;
     const double rank_bytes = walk_table_bytes(g, o);
     const double host_bytes = g.hosts->host().sum(rank_bytes);
