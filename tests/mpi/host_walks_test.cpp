@@ -24,6 +24,7 @@
 
 using namespace graphrf;
 using graphrf::testing::diffusion;
+using graphrf::testing::expect_rows_and_walks_of;
 using graphrf::testing::load_on_hosts;
 using graphrf::testing::quiet_log;
 using graphrf::testing::rows_by_id;
@@ -160,15 +161,7 @@ TEST(HostWalks, RowsBuiltByPeersComeBackBitwise) {
   Communicator::set_max_message_bytes(44);  // ranges travel in many messages, cut mid-element
   rows = return_peer_rows(world(), std::move(rows), walks.own_rows_end, g.n_local(), assembler.finish_peer_rows());
   Communicator::set_max_message_bytes(max_message);
-  EXPECT_EQ(rows.phi.indptr, apart.phi[0].indptr);
-  EXPECT_EQ(rows.phi.col, apart.phi[0].col);
-  EXPECT_EQ(rows.phi.value, apart.phi[0].value);
-  EXPECT_EQ(rows.by_length.indptr, apart.by_length[0].indptr);
-  EXPECT_EQ(rows.by_length.col, apart.by_length[0].col);
-  EXPECT_EQ(rows.by_length.length, apart.by_length[0].length);
-  EXPECT_EQ(rows.by_length.value, apart.by_length[0].value);
-  EXPECT_EQ(walks.stats.hops, apart.walks[0].hops);
-  EXPECT_EQ(walks.stats.length_histogram, apart.walks[0].length_histogram);
+  expect_rows_and_walks_of(rows, walks, apart);
   if (p == 1) {
     EXPECT_EQ(walks.stats.rows_walked_by_peers, 0);
   } else {

@@ -21,6 +21,7 @@
 
 using namespace graphrf;
 using graphrf::testing::diffusion;
+using graphrf::testing::expect_rows_and_walks_of;
 using graphrf::testing::gather_all;
 using graphrf::testing::HoldRankZeroUntilShared;
 using graphrf::testing::load_on_hosts;
@@ -136,15 +137,7 @@ TEST(ReplicatedWalks, RowsWalkedOnOtherHostsForBalanceComeBackBitwise) {
     const WalkResult walks = run_walks(g, o, quiet_log(), limits, &sink);
     AssembledGrf rows = assembler.finish(walks.own_rows_end);
     rows = return_peer_rows(world(), std::move(rows), walks.own_rows_end, g.n_local(), assembler.finish_peer_rows());
-    EXPECT_EQ(rows.phi.indptr, apart.phi[0].indptr);
-    EXPECT_EQ(rows.phi.col, apart.phi[0].col);
-    EXPECT_EQ(rows.phi.value, apart.phi[0].value);
-    EXPECT_EQ(rows.by_length.indptr, apart.by_length[0].indptr);
-    EXPECT_EQ(rows.by_length.col, apart.by_length[0].col);
-    EXPECT_EQ(rows.by_length.length, apart.by_length[0].length);
-    EXPECT_EQ(rows.by_length.value, apart.by_length[0].value);
-    EXPECT_EQ(walks.stats.hops, apart.walks[0].hops);
-    EXPECT_EQ(walks.stats.length_histogram, apart.walks[0].length_histogram);
+    expect_rows_and_walks_of(rows, walks, apart);
     EXPECT_EQ(walks.stats.cross_rank_hops, 0);
     if (p == 1) {
       EXPECT_EQ(walks.stats.rows_walked_by_peers, 0);

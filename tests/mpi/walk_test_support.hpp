@@ -1,6 +1,8 @@
 #pragma once
-// Graphs on hosts, walk options and GRF rows keyed by original ids, for the tests of walks on hosts
-// (host_walks_test, replicated_walks_test).
+// Graphs on hosts, walk options, GRF rows keyed by original ids and the checks of rows against a run's, for the
+// tests of walks on hosts (host_walks_test, replicated_walks_test).
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -9,6 +11,8 @@
 
 #include "graphrf/graph/distributed_graph.hpp"
 #include "graphrf/grf/grf_pipeline.hpp"
+#include "graphrf/grf/grf_row_assembler.hpp"
+#include "graphrf/walks/walk_engine.hpp"
 #include "mpi_test_support.hpp"
 
 namespace graphrf::testing {
@@ -59,6 +63,19 @@ inline WalkOptions walk_options(Coupling coupling, StepRule step = StepRule::uni
   o.coupling = coupling;
   o.step = step;
   return o;
+}
+
+// Rows assembled from a run of the walk engine (Phi and M_t) and its walk statistics, bitwise those of `expected`.
+inline void expect_rows_and_walks_of(const AssembledGrf& rows, const WalkResult& walks, const GrfRun& expected) {
+  EXPECT_EQ(rows.phi.indptr, expected.phi[0].indptr);
+  EXPECT_EQ(rows.phi.col, expected.phi[0].col);
+  EXPECT_EQ(rows.phi.value, expected.phi[0].value);
+  EXPECT_EQ(rows.by_length.indptr, expected.by_length[0].indptr);
+  EXPECT_EQ(rows.by_length.col, expected.by_length[0].col);
+  EXPECT_EQ(rows.by_length.length, expected.by_length[0].length);
+  EXPECT_EQ(rows.by_length.value, expected.by_length[0].value);
+  EXPECT_EQ(walks.stats.hops, expected.walks[0].hops);
+  EXPECT_EQ(walks.stats.length_histogram, expected.walks[0].length_histogram);
 }
 
 inline KernelSpec diffusion() {
