@@ -231,6 +231,8 @@ def graph_entries(inputs):
         "partition": changes(partition="metis"),
         "host-size": noop("one rank is one host whatever K (test_host_size.py runs hosts of 1 and 2 at np 1-4)",
                           host_size=2),
+        "replicate-graph": noop("one rank holds the whole graph already (test_replicate_graph.py runs it at np 2-4)",
+                                replicate_graph=None),
         "duplicates": changes(duplicates="sum"),
         "keep-self-loops": changes(keep_self_loops=None),
         "weight-column": changes(weight_column=-1),

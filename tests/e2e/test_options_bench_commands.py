@@ -18,6 +18,8 @@ def test_bench_walks():
             "p-halt-list": changes(p_halt_list="0.3"),
             "partition": changes(partition="metis"),
             "host-size": noop("one rank is one host whatever K (test_host_size.py runs it at np 2 and 3)", host_size=2),
+            "replicate-graph": noop("one rank holds the whole graph already (test_replicate_graph.py runs it at np 2-4)",
+                                    replicate_graph=None),
             "max-length": changes(max_length=2),
             "seed": changes(seed=2),
             "couplings": changes(couplings="antithetic"),
