@@ -233,10 +233,14 @@ void WalkArcs::build_replicated(const DistributedGraph& g, const WalkOptions& o)
 
 double walk_table_bytes(const DistributedGraph& g, const WalkOptions& o) {
   if (g.replicates_walks()) {
+    // The replica loading checked (arcs, row pointers, ids), and what these options add: a self-loop per row under
+    // --weights combinatorial, cumulative weights for weighted steps, the last row pointer.
     const auto nodes = static_cast<double>(g.n_global());
-    const double arcs = static_cast<double>(g.n_arcs_global) + (o.weights == WeightMode::combinatorial ? nodes : 0.0);
+    const double self_loops = o.weights == WeightMode::combinatorial ? nodes : 0.0;
+    const double arcs = static_cast<double>(g.n_arcs_global) + self_loops;
     const double host_ranks = g.hosts && g.hosts->size() > 1 ? g.hosts->size() : 1;
-    return (kWalkArcBytes * arcs + (o.step == StepRule::weighted ? 8 * arcs : 0) + 16 * nodes + 8) / host_ranks;
+    return replica_bytes_per_rank(g) +
+           (kWalkArcBytes * self_loops + (o.step == StepRule::weighted ? 8 * arcs : 0) + 8) / host_ranks;
   }
   const auto rows = static_cast<double>(g.n_local());
   const double arcs = static_cast<double>(g.col.size()) + (o.weights == WeightMode::combinatorial ? rows : 0.0);

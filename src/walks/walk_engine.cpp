@@ -90,8 +90,10 @@ class WalkSimulation {
     if (limits.count_endpoints) endpoint_counts_.assign(static_cast<size_t>(host_end_ - host_first_), 0);
     if (o.teleport_dangling) build_teleport_table();
     start_ids_ = table->original_ids();
-    if (shares_start_rows() && replicated_) requests_.emplace(g.comm->rank(), p_, g.n_local());
-    else if (shares_start_rows()) claims_.emplace(hosts_->host(), g.n_local());
+    if (shares_start_rows()) {
+      if (replicated_) requests_.emplace(g.comm->rank(), p_, g.n_local());  // between hosts: by message
+      else claims_.emplace(hosts_->host(), g.n_local());                     // inside one host: shared words
+    }
   }
 
   // Whether start rows are shared out (see walk_engine.hpp): the whole run is one host, or every host holds the
