@@ -27,7 +27,8 @@ std::span<const std::int64_t> ids_of(const IdArray& a, const char* name) {
 }
 
 GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_nodes, const std::optional<ValueArray>& weights,
-                       const std::string& duplicates, bool keep_self_loops, bool directed, std::uintptr_t comm_address) {
+                       const std::string& duplicates, bool keep_self_loops, bool directed, std::uintptr_t comm_address,
+                       int host_size, bool replicate_graph) {
   EdgeArrays edges;
   edges.src = ids_of(src, "src");
   edges.dst = ids_of(dst, "dst");
@@ -41,8 +42,10 @@ GraphHandle from_edges(const IdArray& src, const IdArray& dst, std::int64_t num_
   edges.directed = directed;
   std::shared_ptr<const Communicator> comm = communicator_at(comm_address);
   py::gil_scoped_release unlocked;
-  auto graph = std::make_shared<const DistributedGraph>(graph_from_edges(*comm, edges));
-  return GraphHandle{std::move(comm), std::move(graph)};
+  DistributedGraph graph = graph_from_edges(*comm, edges, "block", host_size);
+  graph.replicate_walk_table = replicate_graph;
+  check_replica_fits(graph, 0);
+  return GraphHandle{std::move(comm), std::make_shared<const DistributedGraph>(std::move(graph))};
 }
 
 // The checks `graphrf` makes on the --graph options before loading (graph_options_from), with its messages.
@@ -87,12 +90,15 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("source", [](const GraphHandle& h) { return h.graph->report.source; })
       .def_property_readonly("directed", [](const GraphHandle& h) { return h.graph->report.directed; })
       .def_property_readonly("ranks", [](const GraphHandle& h) { return h.graph->comm->size(); })
+      .def_property_readonly("hosts", [](const GraphHandle& h) { return h.graph->hosts ? h.graph->hosts->count() : 1; })
+      .def_property_readonly("replicates_walks", [](const GraphHandle& h) { return h.graph->replicates_walks(); })
       .def("node_ids", [](const GraphHandle& h) {
         return to_numpy(canonical_node_values(CanonicalOrder(*h.graph), h.graph->original_id));
       })
       .def("adjacency", &adjacency, py::arg("weights"));
   m.def("graph_from_edges", &from_edges, py::arg("src"), py::arg("dst"), py::arg("num_nodes"), py::arg("weights"),
-        py::arg("duplicates"), py::arg("keep_self_loops"), py::arg("directed"), py::arg("comm_address") = 0);
+        py::arg("duplicates"), py::arg("keep_self_loops"), py::arg("directed"), py::arg("comm_address") = 0,
+        py::arg("host_size") = 0, py::arg("replicate_graph") = false);
   m.def("load_graph", &load, py::arg("path"), py::arg("format"), py::arg("duplicates"), py::arg("keep_self_loops"),
         py::arg("weight_column"), py::arg("ids"), py::arg("partition"), py::arg("directed"), py::arg("memory_limit"));
 }

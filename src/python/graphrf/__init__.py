@@ -7,10 +7,12 @@
 
 Every call runs in this process (one MPI rank; MPI is initialised on import unless mpi4py did it), or, given
 comm=MPI.COMM_WORLD (mpi4py), over the ranks of a communicator: each rank gets its rows (DistributedRows) and
-gather() the whole result, equal to one process's. Results are the numbers `graphrf grf` writes with the same
-options (/grf, /grf_by_length). Bad input raises ValueError, a file that cannot be opened or read OSError, each
-with the command line's one-line message; the library's warnings are GraphrfWarning. GRF-masked linear attention
-with a learnable f is graphrf.torch.MaskedLinearAttention (needs PyTorch).
+gather() the whole result, equal to one process's. With comm, host_size=K and replicate_graph=True are the
+command line's --host-size and --replicate-graph (how ranks share the graph; results do not depend on them).
+Results are the numbers `graphrf grf` writes with the same options (/grf, /grf_by_length). Bad input raises
+ValueError, a file that cannot be opened or read OSError, each with the command line's one-line message; the
+library's warnings are GraphrfWarning. GRF-masked linear attention with a learnable f is
+graphrf.torch.MaskedLinearAttention (needs PyTorch).
 """
 import numpy as np
 import scipy.sparse
@@ -151,15 +153,25 @@ def _comm_address(comm):
     return MPI._addressof(comm)
 
 
-def _over(graph, comm):
+def _over(graph, comm, host_size=None, replicate_graph=False):
     """graph distributed over comm's ranks: every rank holds the whole graph and passes its block of rows of A (node
-    ids become the canonical indices 0 .. N-1; directed graphs stay directed)."""
+    ids become the canonical indices 0 .. N-1; directed graphs stay directed). host_size and replicate_graph are
+    the command line's --host-size and --replicate-graph."""
+    if comm is None:
+        if host_size is not None or replicate_graph:
+            raise ValueError("host_size and replicate_graph apply to calls over a communicator (comm=...)")
+        return graph
+    if host_size is not None and (isinstance(host_size, bool) or not isinstance(host_size, (int, np.integer))
+                                  or host_size < 1):
+        raise ValueError(f"host_size: must be a whole number of ranks >= 1, or None for each machine as MPI reports "
+                         f"it (got {host_size!r})")
     address = _comm_address(comm)
     n, rank, size = graph.num_nodes, comm.Get_rank(), comm.Get_size()
     first, last = n * rank // size, n * (rank + 1) // size
     block = graph.adjacency("raw")[first:last].tocoo()
     return Graph(_graphrf.graph_from_edges(block.row.astype(np.int64) + first, block.col.astype(np.int64), n,
-                                           np.ascontiguousarray(block.data), "max", True, graph.directed, address))
+                                           np.ascontiguousarray(block.data), "max", True, graph.directed, address,
+                                           0 if host_size is None else int(host_size), bool(replicate_graph)))
 
 
 def _rows(graph, comm, first_row, rows):
@@ -174,7 +186,7 @@ def _rows(graph, comm, first_row, rows):
 
 def grf(graph, kernel="diffusion", beta=1.0, walkers=16, p_halt=None, seed=1, *, power=1.0, shift=2.0, alpha=None,
         f=None, estimator="symmetric", max_length=None, fixed_length=None, coupling="iid", sigma=None, step="uniform",
-        weights="normalized", scale=1.0, memory_limit=None, comm=None):
+        weights="normalized", scale=1.0, memory_limit=None, comm=None, host_size=None, replicate_graph=False):
     """Graph random features Phi (scipy CSR N x N, canonical order), bitwise /grf of `graphrf grf` with the same
     options. p_halt defaults to 0.1 and max_length to 32; fixed_length=T replaces both. alpha or f: the series
     itself instead of a named kernel. estimator two-ensembles gives (Phi1, Phi2). comm (mpi4py, e.g.
@@ -182,7 +194,7 @@ def grf(graph, kernel="diffusion", beta=1.0, walkers=16, p_halt=None, seed=1, *,
     gets a DistributedRows of its rows, whose gather() equals the one-process result."""
     kernel_options = _kernel_options(kernel, beta, power, shift, alpha, f)
     walk = _walk_options(walkers, p_halt, max_length, fixed_length, seed, coupling, sigma, step, weights, scale)
-    on = graph if comm is None else _over(graph, comm)
+    on = _over(graph, comm, host_size, replicate_graph)
     result = _graphrf.grf(on._handle, kernel_options, walk, estimator, False, memory_limit)
     phi = [_csr(graph.num_nodes, *rows) if comm is None else _rows(graph, comm, result["first_row"], rows)
            for rows in result["phi"]]
@@ -263,7 +275,8 @@ class Walks:
 
 
 def walk(graph, walkers=16, p_halt=None, max_length=None, seed=1, coupling="iid", *, fixed_length=None, sigma=None,
-         step="uniform", weights="normalized", scale=1.0, ensembles=1, memory_limit=None, comm=None):
+         step="uniform", weights="normalized", scale=1.0, ensembles=1, memory_limit=None, comm=None, host_size=None,
+         replicate_graph=False):
     """Walks from every node (Walks): the walks of `graphrf grf` with the same options (/grf_by_length; ensembles=2:
     also /grf2_by_length of --estimator two-ensembles). p_halt defaults to 0.1, max_length to 32. comm (mpi4py;
     every rank calls with the same graph and options): the walks run over its ranks and each rank keeps its rows."""
@@ -272,7 +285,7 @@ def walk(graph, walkers=16, p_halt=None, max_length=None, seed=1, coupling="iid"
     walk_options = _walk_options(walkers, p_halt, max_length, fixed_length, seed, coupling, sigma, step, weights, scale)
     kernel = {"kernel": "diffusion", "beta": 1.0, "power": 1.0, "shift": 2.0, "alpha": None, "f": [1.0]}
     estimator = "symmetric" if ensembles == 1 else "two-ensembles"
-    on = graph if comm is None else _over(graph, comm)
+    on = _over(graph, comm, host_size, replicate_graph)
     result = _graphrf.grf(on._handle, kernel, walk_options, estimator, True, memory_limit)
     resolved = [tuple(r) for r in result["by_length"]]
     if comm is None:
@@ -287,14 +300,14 @@ def _mpi_max():
 
 
 def pagerank(graph, walkers=16, p_halt=0.15, max_length=None, seed=1, coupling="iid", *, sigma=None, step="weighted",
-             reference=False, comm=None):
+             reference=False, comm=None, host_size=None, replicate_graph=False):
     """PageRank with teleport probability p_halt (damping 1 - p_halt) from the end points of halting walks, per
     node in canonical order (numpy): /pagerank/estimate of `graphrf pagerank` with the same options. As there,
     P = D_out^-1 A with self-loops as out-arcs (load the graph with keep_self_loops=True to keep them, and with
     directed=True to keep arcs as given); max_length defaults to the L with (1 - p)^L < 1e-12. reference=True:
     (estimate, exact) with the exact PageRank by power iteration (/pagerank/exact). comm (mpi4py): the walks run
     over its ranks and each rank gets DistributedRows of its nodes' values."""
-    on = graph if comm is None else _over(graph, comm)
+    on = _over(graph, comm, host_size, replicate_graph)
     result = _graphrf.pagerank(on._handle, int(walkers), float(p_halt), None if max_length is None else int(max_length),
                                int(seed), coupling, sigma, step, bool(reference))
     values = [result["estimate"], result["exact"]] if reference else [result["estimate"]]
@@ -305,7 +318,8 @@ def pagerank(graph, walkers=16, p_halt=0.15, max_length=None, seed=1, coupling="
 
 def wavelet(graph, embedding_dim, kernel="diffusion", beta=1.0, seed=1, *, power=1.0, shift=2.0, alpha=None, f=None,
             laplacian="normalized", oversample=-1, degree_chi=60, subspace_iterations=-1, degree_h=30,
-            eigencount_order=50, dichotomy_eps=0.01, count_tolerance=2.0, probes=-1, comm=None):
+            eigencount_order=50, dichotomy_eps=0.01, count_tolerance=2.0, probes=-1, comm=None, host_size=None,
+            replicate_graph=False):
     """Random wavelet features (de Bassompierre, Delvenne, Jacques, "Random wavelet features for graph kernel
     machines", Alg. 1): a numpy N x (K + r) embedding Phi with Phi Phi^T ~ h(L), rows in canonical order, the
     numbers /embedding of `graphrf wavelet --embedding-dim K` with the same options. comm (mpi4py): computed over
@@ -314,7 +328,7 @@ def wavelet(graph, embedding_dim, kernel="diffusion", beta=1.0, seed=1, *, power
                 "subspace_iterations": int(subspace_iterations), "degree_h": int(degree_h),
                 "eigencount_order": int(eigencount_order), "dichotomy_eps": float(dichotomy_eps),
                 "count_tolerance": float(count_tolerance), "probes": int(probes), "seed": int(seed)}
-    on = graph if comm is None else _over(graph, comm)
+    on = _over(graph, comm, host_size, replicate_graph)
     result = _graphrf.wavelet(on._handle, _kernel_options(kernel, beta, power, shift, alpha, f), laplacian, features)
     return result["embedding"] if comm is None else _rows(graph, comm, result["first_row"], result["embedding"])
 
@@ -323,7 +337,8 @@ def gp(graph, observations=None, kernel="diffusion", beta=1.0, walkers=16, p_hal
        synthetic_theta=None, test=None, test_fraction=0.2, split_seed=1, sigma_f=1.0, sigma_n=0.1, normalize_y=True,
        learn="hyper", iterations=50, learning_rate=0.05, probes=16, cg_tolerance=1e-6, cg_max_iterations=1000,
        samples=64, exact_variance=False, power=1.0, shift=2.0, alpha=None, f=None, max_length=None,
-       fixed_length=None, coupling="iid", sigma=None, step="uniform", weights="normalized", scale=1.0, comm=None):
+       fixed_length=None, coupling="iid", sigma=None, step="uniform", weights="normalized", scale=1.0, comm=None,
+       host_size=None, replicate_graph=False):
     """GP regression on the nodes with the GRF kernel K = sigma_f^2 M(beta), as `graphrf gp` with the same options:
     observations a CSV `node,y` (or HDF5 /obs/id, /obs/y) file, or synthetic=q with synthetic_theta=(sigma_f, beta,
     sigma_n); test a file of test ids, else a test_fraction share. Returns a dict: per node in canonical order
@@ -346,7 +361,7 @@ def gp(graph, observations=None, kernel="diffusion", beta=1.0, walkers=16, p_hal
             not np.array_equal(graph.node_ids, np.arange(graph.num_nodes)):
         raise ValueError("gp: with comm, observation and test files need a graph whose node ids are 0 .. N-1 (the "
                          "ranks hold the graph by canonical index)")
-    on = graph if comm is None else _over(graph, comm)
+    on = _over(graph, comm, host_size, replicate_graph)
     result = _graphrf.gp(on._handle, _kernel_options(kernel, beta, power, shift, alpha, f), walk, options)
     first_row = result.pop("first_row")
     if comm is not None:

@@ -8,7 +8,7 @@ import pytest
 MPI = pytest.importorskip("mpi4py.MPI", reason="mpi4py (Debian: python3-mpi4py) is not installed")
 
 import graphrf  # noqa: E402
-from test_grf_comm import agreed, csr_difference, graph  # noqa: E402
+from test_grf_comm import SHARING, agreed, csr_difference, graph  # noqa: E402
 
 COMM = MPI.COMM_WORLD
 
@@ -48,11 +48,12 @@ def rows_failure(part, expected, g, what):
     return agreed(failure)
 
 
-def test_walks_by_length_features_and_gather_equal_one_process():
+@pytest.mark.parametrize("sharing", [SHARING[0], SHARING[3]])
+def test_walks_by_length_features_and_gather_equal_one_process(sharing):
     g = graph()
     options = dict(walkers=8, p_halt=0.2, seed=3, ensembles=2)
     expected = graphrf.walk(g, **options)
-    part = graphrf.walk(g, comm=COMM, **options)
+    part = graphrf.walk(g, comm=COMM, **options, **sharing)
     failure = agreed(None if part.max_length == expected.max_length else
                      f"max_length {part.max_length} != {expected.max_length}")
     assert failure is None, failure
@@ -85,8 +86,9 @@ def test_distributed_walks_are_refused_by_masked_attention():
         torch.MaskedLinearAttention(walks, [1.0, 0.5])
 
 
+@pytest.mark.parametrize("sharing", [SHARING[0], SHARING[2]])
 @pytest.mark.parametrize("directed", [False, True])
-def test_pagerank_equals_one_process(directed):
+def test_pagerank_equals_one_process(directed, sharing):
     if directed:  # arcs as given, a self-loop kept, node 7 without out-arcs
         g = graphrf.Graph.from_edges([0, 1, 2, 2, 3, 4, 4, 5, 6, 1], [1, 2, 0, 3, 4, 4, 1, 6, 2, 7],
                                      weights=[1.0, 2.0, 0.5, 1.5, 1.0, 3.0, 1.0, 2.0, 1.0, 0.25], directed=True,
@@ -95,7 +97,7 @@ def test_pagerank_equals_one_process(directed):
         g = graph()
     options = dict(walkers=16, p_halt=0.2, seed=4, reference=True)
     estimate, exact = graphrf.pagerank(g, **options)
-    part_estimate, part_exact = graphrf.pagerank(g, comm=COMM, **options)
+    part_estimate, part_exact = graphrf.pagerank(g, comm=COMM, **options, **sharing)
     for what, part, expected in (("estimate", part_estimate, estimate), ("exact", part_exact, exact)):
         failure = rows_failure(part, expected, g, what)
         assert failure is None, failure

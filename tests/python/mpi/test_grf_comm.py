@@ -1,8 +1,9 @@
 """graphrf.grf(..., comm=MPI.COMM_WORLD) under `mpirun -np P python3 -m pytest` (ctest python_mpi_npP, P = 1, 2, 3):
 each rank gets its block of rows with their canonical indices and node ids, the blocks cover every row once, and
 gather() gives rank 0 a matrix bitwise equal to the one-process grf() of the same graph and options (computed
-here on every rank on its own). Every rank's verdict is shared with all, so all ranks pass or fail
-together (no rank waits for another that stopped)."""
+here on every rank on its own), whatever host_size and replicate_graph say; those two reach the distributed
+graph. Every rank's verdict is shared with all, so all ranks pass or fail together (no rank waits for another
+that stopped)."""
 import numpy as np
 import pytest
 
@@ -45,13 +46,19 @@ def graph():
     return graphrf.Graph.from_edges(src, dst, weights=weights)
 
 
+# How the ranks share the graph: hosts as MPI reports them (one here), every rank its own host (walkers cross as
+# messages), and hosts of one or two ranks each holding the whole walk table (np 3: hosts of 2 + 1).
+SHARING = [dict(), dict(host_size=1), dict(host_size=1, replicate_graph=True), dict(host_size=2, replicate_graph=True)]
+
+
+@pytest.mark.parametrize("sharing", SHARING)
 @pytest.mark.parametrize("options", [dict(kernel="diffusion", beta=0.8, walkers=8, p_halt=0.2, seed=3),
                                      dict(kernel="regularized-laplacian", walkers=4, p_halt=0.3, seed=9,
                                           coupling="antithetic")])
-def test_gather_equals_one_process(options):
+def test_gather_equals_one_process(options, sharing):
     g = graph()
     expected = graphrf.grf(g, **options)
-    part = graphrf.grf(g, comm=COMM, **options)
+    part = graphrf.grf(g, comm=COMM, **options, **sharing)
     assert isinstance(part, graphrf.DistributedRows)
     block_ok = (part.rows.shape == (len(part.row_index), g.num_nodes)
                 and np.array_equal(part.node_ids, g.node_ids[part.row_index])
@@ -72,6 +79,32 @@ def test_gather_equals_one_process(options):
         failure = None if whole is None else "gather() returned a matrix on a rank other than the root"
     failure = agreed(failure)
     assert failure is None, failure
+
+
+@pytest.mark.parametrize("sharing", SHARING[1:])
+def test_host_size_and_replication_reach_the_graph(sharing):
+    distributed = graphrf._over(graph(), COMM, **sharing)._handle
+    size = COMM.Get_size()
+    hosts = -(-size // sharing["host_size"])  # hosts of host_size ranks, the last one smaller
+    replicated = sharing.get("replicate_graph", False) and hosts > 1
+    failure = agreed(None if (distributed.hosts, distributed.replicates_walks) == (hosts, replicated) else
+                     f"{sharing} at np {size}: {distributed.hosts} hosts, replicated {distributed.replicates_walks}; "
+                     f"expected {hosts}, {replicated}")
+    assert failure is None, failure
+
+
+@pytest.mark.parametrize("sharing, message", [(dict(host_size=0), "host_size"), (dict(host_size=1.5), "host_size"),
+                                              (dict(host_size=True), "host_size")])
+def test_bad_host_size_is_a_value_error(sharing, message):
+    with pytest.raises(ValueError, match=message):
+        graphrf.grf(graph(), comm=COMM, **sharing)
+
+
+def test_sharing_without_a_communicator_is_a_value_error():
+    with pytest.raises(ValueError, match="comm="):
+        graphrf.grf(graph(), host_size=1)
+    with pytest.raises(ValueError, match="comm="):
+        graphrf.pagerank(graph(), replicate_graph=True)
 
 
 def test_bad_comm_is_a_value_error():
