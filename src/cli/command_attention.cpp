@@ -190,7 +190,7 @@ int run_attention_command(const CommandContext& ctx, AttentionCommandOptions& o)
     const HeadResult& r = run.heads[static_cast<size_t>(h)];
     const NnzSummary nnz = nnz_per_row(comm, r.grf.phi[0]);
     log.info("head " + std::to_string(h) + "      " + describe(r.kernel));
-    if (!(config.shared_walks && h > 0)) report_grf(log, r.grf, nnz, config.walk, g.n_global());
+    if (!(config.shared_walks && h > 0)) report_grf(log, r.grf, nnz, config.walk, g);
     log.info(describe_attention_pass(comm, r));
     if (references) {
       Timer timer;

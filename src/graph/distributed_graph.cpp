@@ -358,8 +358,10 @@ bool DistributedGraph::replicates_walks() const {
   return !hosts || hosts->count() > 1;
 }
 
-double replica_bytes_per_rank(const DistributedGraph& g) {
-  if (!g.replicates_walks()) return 0;
+double replica_bytes_per_rank(const DistributedGraph& g) { return g.replicates_walks() ? replica_bytes_if_replicated(g) : 0; }
+
+double replica_bytes_if_replicated(const DistributedGraph& g) {
+  if (g.comm->size() == 1) return 0;
   const double host_ranks = g.hosts && g.hosts->size() > 1 ? g.hosts->size() : 1;
   // 32 B an arc (walk_arcs.hpp's HopArc), a row pointer and an original id per node.
   return (32.0 * static_cast<double>(g.n_arcs_global) + 16.0 * static_cast<double>(g.n_global())) / host_ranks;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graphrf/core/memory_size.hpp"
 #include "graphrf/grf/grf_memory.hpp"
 #include "graphrf/mpi/memory_limit.hpp"
 #include "graphrf/mpi/run_summary.hpp"
@@ -9,7 +10,25 @@
 
 namespace graphrf {
 
-void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk, std::int64_t n_nodes) {
+namespace {
+
+// A crossing costs several local hops (tests/bench/README.md: about 90 ns in the walk phase and 370 ns with its
+// deposits in GRF construction, against 25 and 50 ns for a local hop), so from a tenth of hops crossing the
+// messages add a third to three quarters of the walking time: then the replica is worth its memory.
+constexpr double kCrossingShareWorthReplicating = 0.1;
+
+void hint_replication(const Log& log, const WalkStatistics& s, const DistributedGraph& g) {
+  const double share = static_cast<double>(s.cross_rank_hops) / std::max<double>(1.0, static_cast<double>(s.hops));
+  if (share < kCrossingShareWorthReplicating || g.replicates_walks()) return;
+  log.info("hint        " + fmt(100.0 * share, 1) + "% of hops crossed hosts: with --replicate-graph every host keeps the "
+           "whole graph's walk table (" + format_bytes(replica_bytes_if_replicated(g)) +
+           " a rank, in place of its part) and no walk leaves its host; the files stay the same");
+}
+
+}  // namespace
+
+void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk, const DistributedGraph& g) {
+  const std::int64_t n_nodes = g.n_global();
   const auto& s = run.walks[0];
   double walk_seconds = 0;
   for (const auto& w : run.walks) walk_seconds += w.walk_seconds;
@@ -20,6 +39,7 @@ void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const 
            (s.rows_walked_by_peers > 0
                 ? ", " + std::to_string(s.rows_walked_by_peers) + " start nodes walked by another rank for balance"
                 : ""));
+  hint_replication(log, s, g);
   if (walk.fixed_length) {
     log.info("truncation  --fixed-length " + std::to_string(walk.max_length) + ": the estimate is of sum_{t<=T} f_t W^t by design; "
              "the rest of the series is at most " + sci(run.truncation_bias_bound) + " in the 2-norm");
@@ -77,7 +97,7 @@ GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const
   result.run = compute_grf(g, options.kernel, walk, options.estimator, log, limits, length_resolved, &arcs);
   const GrfRun& run = result.run;
   result.nnz = nnz_per_row(comm, run.phi[0]);
-  report_grf(log, run, result.nnz, walk, g.n_global());
+  report_grf(log, run, result.nnz, walk, g);
   // Measured peak against the same terms with the output actually held (the target: within 1.5x). Both count the
   // host's shared walk table once per host (the table is alive here).
   const GrfMemory held = grf_memory_with_output(estimate, run);

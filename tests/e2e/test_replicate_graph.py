@@ -7,7 +7,8 @@ compared by h5diff with the same command's file at the same rank count on the me
 graph partitioned), allowing no difference (launch descriptions excluded: root attributes, /config, /launch).
 The log says the graph is replicated and that no hop crossed hosts; the memory estimate grows by the rest of the
 table, and a run that fits --memory-limit partitioned but not replicated is refused before any work, writing
-nothing (by the command's estimate, or by loading when the graph and its replica alone do not fit).
+nothing (by the command's estimate, or by loading when the graph and its replica alone do not fit). A run where
+half of all hops cross hosts suggests the option (with the replica's size), one where few cross does not.
 """
 
 import os
@@ -52,6 +53,21 @@ def test_files_are_those_of_the_message_path_and_no_hop_crosses_hosts():
 def test_one_host_needs_no_replica():
     r = e2e.run(2, COMMANDS["grf"] + ["--replicate-graph"])
     assert "replicated" not in r.stdout, r.stdout  # one host's table holds the whole graph already
+
+
+def test_many_crossings_suggest_the_replica():
+    # A random graph cut in two by id ranges: half of all hops cross. A grid cut in two bands: a few do.
+    random_graph = ["grf", "--graph", "random:200000:10", "--walkers", "2", "--host-size", "1"]
+    with e2e.TempDir() as d:
+        crossing = e2e.run(2, random_graph + ["--out", os.path.join(d, "crossing.h5")])
+        hint = re.search(r"hint +([0-9.]+)% of hops crossed hosts: with --replicate-graph .*\(64.1 MiB a rank",
+                         crossing.stdout)
+        assert hint and 45.0 < float(hint.group(1)) < 55.0, crossing.stdout
+        replicated = e2e.run(2, random_graph + ["--replicate-graph", "--out", os.path.join(d, "replicated.h5")])
+        grid = e2e.run(2, ["grf", "--graph", "grid:200x200", "--walkers", "2", "--host-size", "1",
+                           "--out", os.path.join(d, "grid.h5")])
+        for run in (replicated, grid):
+            assert "hint" not in run.stdout, run.stdout
 
 
 def memory_estimate(run):

@@ -82,8 +82,10 @@ DistributedGraph distribute_graph(const Communicator& comm, CanonicalGraph graph
 // With walks replicated: this rank's share of its host's copy of the whole graph's walk table (walk_arcs.hpp: 32 B
 // an arc, 16 B a node, at least: weighted steps and combinatorial weights add more), checked with the graph's own
 // arrays against the run's memory limit (memory_limit_per_rank of `memory_limit_option`) before any of it is
-// built. Collective.
+// built. Collective. replica_bytes_if_replicated: the same share whether or not this run replicates (0 with one
+// rank), for the hint to replicate.
 double replica_bytes_per_rank(const DistributedGraph& g);
+double replica_bytes_if_replicated(const DistributedGraph& g);
 void check_replica_fits(const DistributedGraph& g, std::uint64_t memory_limit_option);
 
 // One line for logs: source, nodes, edges, partitioner and rank count.

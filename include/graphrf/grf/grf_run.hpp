@@ -35,8 +35,8 @@ struct GrfResult {
 // cannot fit. Collective.
 GrfResult run_grf(const DistributedGraph& g, const GrfRunOptions& options, const Log& log);
 
-// The log lines of a finished GRF run (walks, truncation, nnz per row against Lemma 3.3, rates); also said by
-// attention for its GRF mask.
-void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk, std::int64_t n_nodes);
+// The log lines of a finished GRF run (walks, truncation, nnz per row against Lemma 3.3, rates; a hint to
+// replicate the walk table when many hops crossed hosts); also said by attention for its GRF mask.
+void report_grf(const Log& log, const GrfRun& run, const NnzSummary& nnz, const WalkOptions& walk, const DistributedGraph& g);
 
 }  // namespace graphrf
