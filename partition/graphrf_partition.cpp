@@ -164,6 +164,7 @@ int run(const Communicator& comm, int argc, char** argv) {
                          std::to_string(graph.dist.total()) + " nodes (some parts would be empty)",
                      /*collective=*/true);
   if (method == "metis") check_metis_fits(comm, graph, parts, options.memory_limit, /*report=*/true);
+  if (method == "ptscotch") check_ptscotch_fits(comm, graph, parts, options.memory_limit, /*report=*/true);
   Timer timer;
   const auto part = compute_partition(comm, graph, method, parts);
   const double seconds = comm.max(timer.seconds());

@@ -3,6 +3,12 @@
 // partition_quality instead.
 #include "graphrf/partition/partitioner.hpp"
 
+#include <algorithm>
+
+#include "graphrf/core/memory_size.hpp"
+#include "graphrf/mpi/memory_limit.hpp"
+#include "graphrf/mpi/phase_progress.hpp"
+
 #ifdef GRAPHRF_HAVE_PTSCOTCH
 #include <parmetis.h>
 
@@ -10,6 +16,29 @@
 #endif
 
 namespace graphrf {
+
+double ptscotch_rank_bytes(std::int64_t local_arcs, std::int64_t halo_bound) {
+  return 4.0 * 1024 * 1024 + 48.0 * static_cast<double>(local_arcs) + 400.0 * static_cast<double>(halo_bound);
+}
+
+void check_ptscotch_fits(const Communicator& comm, const CanonicalGraph& graph, int parts, std::uint64_t memory_limit_option,
+                         bool report) {
+  if (parts < 2) return;
+  const int rank = comm.rank();
+  const std::int64_t first = graph.first(rank), end = first + graph.n_local(rank);
+  const auto remote_arcs = static_cast<std::int64_t>(
+      std::count_if(graph.col.begin(), graph.col.end(), [&](std::int64_t v) { return v < first || v >= end; }));
+  const double cut = ptscotch_rank_bytes(static_cast<std::int64_t>(graph.col.size()),
+                                         std::min(remote_arcs, graph.dist.total() - graph.n_local(rank)));
+  phase_note("loading     ptscotch holds its copy of each rank's rows and their halo while it cuts: about " +
+                 format_bytes(comm.max(cut)) + " a rank at most",
+             report);
+  // Each rank holds its share of the canonical graph meanwhile (row pointers and ids; columns and weights).
+  const double own = 16.0 * static_cast<double>(graph.row_ptr.size()) + 16.0 * static_cast<double>(graph.col.size());
+  check_memory_fits(comm, own + cut, memory_limit_per_rank(comm, memory_limit_option),
+                    "--partition ptscotch (PT-Scotch's copy of each rank's rows and of the nodes they reach on other "
+                    "ranks; block does not cut)");
+}
 
 std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
                                     const std::vector<double>& part_weights) {

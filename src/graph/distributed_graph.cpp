@@ -389,6 +389,7 @@ std::vector<int> host_fitted_partition(const Communicator& comm, const Canonical
                                        const HostTopology& hosts, std::uint64_t memory_limit_option, bool report) {
   const bool cutting = partition == "metis" || partition == "ptscotch";
   if (partition == "metis") check_metis_fits(comm, canonical, hosts.count(), memory_limit_option, report);
+  if (partition == "ptscotch") check_ptscotch_fits(comm, canonical, hosts.count(), memory_limit_option, report);
   if (!cutting || hosts.count() == comm.size()) return compute_partition(comm, canonical, partition, comm.size());
   std::vector<int> first_rank;
   for (int h = 0; h <= hosts.count(); ++h) first_rank.push_back(h < hosts.count() ? hosts.first_rank(h) : comm.size());

@@ -83,6 +83,25 @@ def test_declared_sizes_beyond_memory():
         expect_error(2, ["info", "--memory-limit", "lots", "--out", "{out}"], "--memory-limit", "'lots'", directory=d)
 
 
+def test_ptscotch_beyond_a_rank_memory_is_refused_before_the_cut():
+    # Cutting random:20000:10 (2 x 10^4 nodes, 2 x 10^5 arcs) between two ranks, PT-Scotch holds about 4 MiB + 48
+    # bytes per arc of a rank's rows (10^5) + 400 per node of the other rank they reach (at most 10^4): 12.4 MiB, with
+    # the rank's own share 14.1 MiB. Refused under 6M (where the block partition runs), run under 16M; graphrf-partition
+    # is held to the same limit and writes nothing.
+    graph = ["--graph", "random:20000:10"]
+    with e2e.TempDir() as d:
+        expect_error(2, ["info"] + graph + ["--partition", "ptscotch", "--host-size", "1", "--memory-limit", "6M",
+                                            "--out", "{out}"],
+                     "--partition ptscotch", "nodes they reach on other ranks", "14.1 MiB per rank", "more than the 6 MiB",
+                     directory=d)
+        expect_error(2, graph + ["--parts", "2", "--method", "ptscotch", "--memory-limit", "6M", "--out", "{out}"],
+                     "--partition ptscotch", "more than the 6 MiB", directory=d, program=e2e.GRAPHRF_PARTITION,
+                     prefix="graphrf-partition: error: ")
+    for method, limit in (("block", "6M"), ("ptscotch", "16M")):
+        e2e.run(2, ["info"] + graph + ["--partition", method, "--host-size", "1", "--memory-limit", limit],
+                timeout=TIMEOUT)
+
+
 def test_metis_beyond_rank_0_memory_is_refused_before_the_gather():
     # Cutting grid:100x100 (10^4 nodes, 39600 arcs) into two hosts, METIS holds about 3.5 MiB on rank 0 (16 bytes
     # per node, 88 per arc) beside rank 0's own share (0.4 MiB): refused under a 3M limit, run under 8M. One part (np

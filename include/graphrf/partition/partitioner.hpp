@@ -38,6 +38,17 @@ void check_metis_fits(const Communicator& comm, const CanonicalGraph& graph, int
                       bool report);
 std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGraph& graph, int n_parts,
                                     const std::vector<double>& part_weights = {});
+// What a rank holds beyond its share while PT-Scotch cuts: 4 MiB, 48 bytes per arc of its rows and 400 per node of
+// other ranks they reach (its halo, bounded here by min(arcs to other ranks, nodes of other ranks) so that no sort
+// is needed). Measured growth per rank was 0.45-0.95 of it on random graphs of 5 x 10^3 to 10^6 nodes and grids at
+// np 2 and 4 (tests/bench/README.md); on expanders the halo, not the rank's share, dominates, so adding ranks
+// barely shrinks it.
+double ptscotch_rank_bytes(std::int64_t local_arcs, std::int64_t halo_bound);
+// Before partition_ptscotch cuts into `parts`: says what the largest rank will hold (when `report`), and refuses a
+// cut that does not fit beside the ranks' shares under the run's limit before PT-Scotch is called. Nothing for one
+// part. Collective.
+void check_ptscotch_fits(const Communicator& comm, const CanonicalGraph& graph, int parts, std::uint64_t memory_limit_option,
+                         bool report);
 // Splits each group of nodes (group[i]: the group of owned node i) into the consecutive parts
 // first_part[g] .. first_part[g + 1] - 1, as contiguous runs in canonical order balanced by (degree + 1): the
 // ranks of a host share its nodes for balance only. Collective.
