@@ -40,7 +40,7 @@ std::vector<int> partition_ptscotch(const Communicator& comm, const CanonicalGra
                                     const std::vector<double>& part_weights = {});
 // What a rank holds beyond its share while PT-Scotch cuts: 4 MiB, 48 bytes per arc of its rows and 400 per node of
 // other ranks they reach (its halo, bounded here by min(arcs to other ranks, nodes of other ranks) so that no sort
-// is needed). Measured growth per rank was 0.45-0.95 of it on random graphs of 5 x 10^3 to 10^6 nodes and grids at
+// is needed). Measured growth per rank was 0.46-0.90 of it on random graphs of 5 x 10^3 to 10^6 nodes and grids at
 // np 2 and 4 (tests/bench/README.md); on expanders the halo, not the rank's share, dominates, so adding ranks
 // barely shrinks it.
 double ptscotch_rank_bytes(std::int64_t local_arcs, std::int64_t halo_bound);
