@@ -128,12 +128,19 @@ def run_estimate_and_peak(np_, args):
     return estimate, float(r.result()["peak_mib"])
 
 
+# Peaks are resident memory, which the kernel grants the heap (glibc's hugetlb tunable, which graphrf sets in THP
+# mode madvise) and the shared windows 2 MiB at a time, while estimates count bytes: one such page of rounding is
+# not a missing term (pagerank grid:600x600 at np 2 grew 69-73 MiB over five runs against its 71.0 MiB estimate).
+PAGE_ROUNDING_MIB = 2.0
+
+
 def check_estimate_bounds_growth(np_, what, estimate, peak, base):
-    """The estimate covers what the larger run adds to the peak of a small one, and not more than 3 times it."""
+    """The estimate covers what the larger run adds to the peak of a small one (to within one 2 MiB page), and not
+    more than 3 times it."""
     growth = peak - base
     print("      np=%d %s: estimate %.0f MiB, peak %.0f MiB - %.0f MiB = %.0f MiB" % (np_, what, estimate, peak, base, growth),
           flush=True)
-    assert estimate >= growth, (estimate, growth)
+    assert estimate + PAGE_ROUNDING_MIB >= growth, (estimate, growth)
     assert estimate <= 3 * growth, (estimate, growth)
 
 
