@@ -130,7 +130,7 @@ def run_estimate_and_peak(np_, args):
 
 # Peaks are resident memory, which the kernel grants the heap (glibc's hugetlb tunable, which graphrf sets in THP
 # mode madvise) and the shared windows 2 MiB at a time, while estimates count bytes: one such page of rounding is
-# not a missing term (pagerank grid:600x600 at np 2 grew 69-73 MiB over five runs against its 71.0 MiB estimate).
+# not a missing term (pagerank grid:600x600 at np 2: peaks of 93-95 MiB over a base of 22-24 MiB, against its 71.0 MiB estimate).
 PAGE_ROUNDING_MIB = 2.0
 
 
